@@ -1149,7 +1149,8 @@ func figureColname(n *pg.Node) string {
 // figureColnameStrength is PostgreSQL's FigureColnameInternal: the name and its strength, 2
 // for a name that a cast keeps (a column's, a function's), 1 for a name a cast replaces by
 // its type's (CASE's "case", a cast's type name: (interval '90 minutes')::text is text), 0
-// for none (?column?).
+// for none (?column?). A CASE is named after its ELSE when that name is strong (CASE WHEN …
+// ELSE upper(s) END is upper), "case" otherwise.
 func figureColnameStrength(n *pg.Node) (string, int) {
 	switch v := n.GetNode().(type) {
 	case *pg.Node_TypeCast:
@@ -1162,6 +1163,11 @@ func figureColnameStrength(n *pg.Node) (string, int) {
 		}
 		return "?column?", 0
 	case *pg.Node_CaseExpr:
+		// Its ELSE's name where that is a column's or a function's (CASE … ELSE x END is x),
+		// else "case".
+		if s, strength := figureColnameStrength(v.CaseExpr.GetDefresult()); strength > 1 {
+			return s, strength
+		}
 		return "case", 1
 	case *pg.Node_SubLink:
 		if v.SubLink.GetSubLinkType() == pg.SubLinkType_EXPR_SUBLINK {

@@ -2164,13 +2164,15 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			return bval{}, err
 		}
 		var eq, null expr.Expression = nil, expr.NewNullLiteral(x.GetType().WithNullability(nullableN))
-		if !l.untyped() && !r.untyped() && isReal(l.typ()) && !isReal(r.typ()) {
-			// NULLIF answers the first argument of its = operator, float48eq's real: the
-			// comparison is in double precision, the value stays real.
+		if !l.untyped() && !r.untyped() && (isReal(l.typ()) && !isReal(r.typ()) || familyOf(l.typ()) == famInt && familyOf(r.typ()) == famInt) {
+			// NULLIF answers the first argument of its = operator, of the left operand's type
+			// where a cross-type operator takes both: float48eq's real (the comparison in
+			// double precision, the value stays real), int24eq's smallint, int48eq's integer
+			// (nullif(x::smallint, 70000) is smallint).
 			if eq, err = bd.compare("=", l, r); err != nil {
 				return bval{}, err
 			}
-			e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(fp32Type())}}, l.e)
+			e, err := bd.ifThen([]expr.IfThenPair{{If: eq, Then: expr.NewNullLiteral(l.typ().WithNullability(nullableN))}}, l.e)
 			return typed(e), err
 		}
 		if isIntervalType(x.GetType()) {
@@ -2901,6 +2903,11 @@ func (bd *binder) inList(x bval, items []*pg.Node, sc *scope, array bool) (expr.
 		for i, v := range vals {
 			bd.noteIntComparison(v, xv)
 			e, err := bd.coerceBeside(v, xv, t, "an IN list item")
+			if ce, ok := errors.AsType[*Error](err); ok && ce.SQLState == "42804" && !v.untyped() {
+				// No common type (select_common_type fails): PostgreSQL's transformAExprIn
+				// then looks for x = item per item, text = integer, which does not exist.
+				return nil, errorf(InvalidArgument, "operator does not exist: %s = %s", jsonTypeName(xv), jsonTypeName(v))
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -3033,6 +3040,15 @@ func (bd *binder) inSubject(x bval, vals []bval) (expr.Expression, error) {
 				}
 			}
 			return bd.coerce(x, wide, "")
+		}
+		if familyOf(x.typ()) == famDate && !isIntervalVal(x) {
+			// date IN (timestamp …): their common type, timestamp (or timestamptz), as
+			// select_common_type chooses for IN's items.
+			for _, v := range vals {
+				if !v.untyped() && !isIntervalVal(v) && familyOf(v.typ()) == famTimestamp {
+					return bd.coerce(x, v.typ().WithNullability(x.typ().GetNullability()), "")
+				}
+			}
 		}
 		return x.e, nil
 	}

@@ -201,6 +201,12 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 			}
 			return bval{}, quoting(InvalidArgument, "42803", "column %q must appear in the GROUP BY clause or be used in an aggregate function", figureColname(n))
 		}
+		if ue, ok := errors.AsType[*Error](err); ok && ue.SQLState == "42883" {
+			// PostgreSQL resolves functions while it transforms the expression and checks the
+			// grouping after: first(x) of an ungrouped x is "function first(text) does not
+			// exist".
+			return bval{}, err
+		}
 		if err == nil {
 			if _, lit := e.e.(expr.Literal); lit {
 				return e, nil
@@ -681,6 +687,19 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	case isAggregateCall(fc):
 		return bval{}, errorf(InvalidArgument, "aggregate functions are not allowed here")
 	case fc.GetAggDistinct() || fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0:
+		if !pgFunctions()[name] {
+			// A function PostgreSQL lacks (ibis' FIRST(x ORDER BY …)): ParseFuncOrColumn's
+			// 42883 comes before its check of DISTINCT, FILTER and ORDER BY.
+			args := make([]bval, len(fc.GetArgs()))
+			for i, a := range fc.GetArgs() {
+				v, err := bd.bindExpr(a, sc)
+				if err != nil {
+					return bval{}, err
+				}
+				args[i] = v
+			}
+			return bval{}, noSuchFunction(name, args)
+		}
 		return bval{}, errorf(InvalidArgument, "%s is not an aggregate function", name)
 	case fc.GetFuncVariadic():
 		return bval{}, unimplemented("VARIADIC")

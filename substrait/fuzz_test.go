@@ -216,6 +216,11 @@ func FuzzSQL(f *testing.F) {
 		"SELECT unnest(ARRAY[[1,2],[3,4]]::bigint[]), x FROM unnest(ARRAY[]::text[], ARRAY[1.5]) u(x, y)",
 		"SELECT string_agg(id, ',') OVER (ORDER BY timestamp ROWS 2 PRECEDING), NULLIF(avg(1.5) OVER (), 0) FROM messages WHERE " + routed,
 		"SELECT (SELECT avg(x) FROM (VALUES (1),(2)) v(x))::text, make_timestamptz(2001,1,1,0,0,0,'UTC'), pg_typeof(1), div(7.5, 2)",
+		// typ18b: lag/lead display scales, CASE and quantified names, NULLIF's type, errors;
+		// generate_series(*) beside a window recursed for ever in postponeSRFs.
+		"SELECT lag(x, 1, x / 2.0) OVER (ORDER BY x)::text, lead(x::numeric, 2, 1.5) OVER w, CASE WHEN x > 1 THEN 2.5 ELSE x END, x > ALL (SELECT 1) FROM generate_series(1, 3) x WINDOW w AS (ORDER BY x)",
+		"SELECT nullif(x::smallint, 70000), date '2001-01-01' IN (timestamp '2001-01-01'), 'J2451911'::date, 0.01::numeric(2,3), ('{}'::json)['k'], first(x ORDER BY x) FROM generate_series(1, 3) x",
+		"SELECT generate_series(*),r()OVER()FROMs WHERE d''AND p''", "SELECT generate_series(1, 2) WITHIN GROUP (ORDER BY 1), count(*)",
 		// misc18's shapes: sum(real) and over a window, SET/SHOW of unknown and fixed
 		// parameters, integer arguments of string functions, percentile_cont of intervals,
 		// per-row display scales through UNION ALL, VALUES and EXCEPT.

@@ -429,7 +429,7 @@ func (bd *binder) jsonbOperator(op string, l, r bval) (bval, bool, error) {
 	}
 	// ? and -: jsonb on the left, text (or an integer for -) on the right.
 	if !l.jsonb {
-		if !r.jsonb {
+		if !r.jsonb && !l.json {
 			return bval{}, false, nil
 		}
 		return noOp()

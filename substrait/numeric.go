@@ -405,8 +405,10 @@ func numericTarget(tn *pg.TypeName) (scale, prec int32, constrained, ok bool, er
 	if s < -1000 || s > 1000 {
 		return 0, 0, false, true, errorf(InvalidArgument, "NUMERIC scale %d must be between -1000 and 1000", s)
 	}
-	if p > 38 || s < 0 || s > p {
-		return 0, 0, false, true, unimplemented(fmt.Sprintf("numeric(%d,%d) (flightsrv's numeric holds 38 digits, a scale from 0 to the precision)", p, s))
+	if p > 38 || s < 0 || s > 38 {
+		// A scale past the precision (PostgreSQL 15: numeric(4,5) holds values below 0.1 in
+		// magnitude) answers; a negative one is refused.
+		return 0, 0, false, true, unimplemented(fmt.Sprintf("numeric(%d,%d) (flightsrv's numeric holds 38 digits, a scale from 0 to 38)", p, s))
 	}
 	return int32(s), int32(p), true, true, nil
 }

@@ -741,13 +741,29 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		return sel, nil
 	}
 	overSRF := ""
+	var aggSRF error
 	for _, n := range append(slices.Clone(sel.GetTargetList()), sel.GetSortClause()...) {
 		anyCall(n, func(fc *pg.FuncCall) bool {
-			if setReturning[funcName(fc)] && fc.GetOver() != nil && overSRF == "" {
+			if !setReturning[funcName(fc)] || aggSRF != nil {
+				return false
+			}
+			if fc.GetOver() != nil && overSRF == "" {
 				overSRF = funcName(fc)
+			}
+			// f(*) and f(…) WITHIN GROUP read as aggregates (isAggregateCall): postponeSRFs
+			// would postpone such a call below a grouping of itself for ever. PostgreSQL's
+			// ParseFuncOrColumn refuses them: f(*) is f() (42883), WITHIN GROUP 42809.
+			switch {
+			case fc.GetAggStar():
+				aggSRF = noSuchFunction(funcName(fc), nil)
+			case fc.GetAggWithinGroup():
+				aggSRF = refused(InvalidArgument, "42809", "WITHIN GROUP specified, but %s is not an aggregate function", funcName(fc))
 			}
 			return false
 		})
+	}
+	if aggSRF != nil {
+		return nil, aggSRF
 	}
 	if overSRF != "" {
 		// PostgreSQL's ParseFuncOrColumn refuses it (and postponeSRFs would postpone the

@@ -114,6 +114,14 @@ func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) 
 		n.Node = out.Node
 		return false
 	}
+	// A select-list item keeps the name PostgreSQL figures from what was written
+	// (FigureColnameInternal: x > ALL (…) is ?column?, not the rewrite's "case").
+	names := make([]string, len(c.GetTargetList()))
+	for i, n := range c.GetTargetList() {
+		if rt := n.GetResTarget(); rt != nil && rt.GetName() == "" && rt.GetVal() != nil {
+			names[i] = figureColname(rt.GetVal())
+		}
+	}
 	for _, n := range append([]*pg.Node{c.GetWhereClause(), c.GetHavingClause()}, c.GetTargetList()...) {
 		if n != nil && visit(n) {
 			walkPG(n.ProtoReflect(), visit)
@@ -121,6 +129,11 @@ func (bd *binder) rewriteQuantified(sel *pg.SelectStmt) (*pg.SelectStmt, error) 
 	}
 	if rerr != nil {
 		return nil, rerr
+	}
+	for i, n := range c.GetTargetList() {
+		if rt := n.GetResTarget(); names[i] != "" && figureColname(rt.GetVal()) != names[i] {
+			rt.Name = names[i]
+		}
 	}
 	if arm, ok := bd.gsets[sel]; ok {
 		bd.gsets[c] = arm

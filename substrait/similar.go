@@ -182,6 +182,26 @@ func regexpMatchArray(args []bval) error {
 	return errRegexpMatchArray
 }
 
+// notSubscriptable is PostgreSQL's 42804 "cannot subscript type t because it does not support
+// subscripting" (transformContainerSubscripts) of a subscripted n of a type without
+// subscripting — json (jsonb has it), numbers, text, boolean; nil for any other (an array,
+// jsonb, an expression the binder does not bind: refused by name by the caller).
+func (bd *binder) notSubscriptable(n *pg.Node, sc *scope) error {
+	v, err := bd.bindExpr(n, sc)
+	switch {
+	case err != nil, v.jsonb || v.untyped() || isIntervalVal(v):
+		return nil
+	case v.json:
+	default:
+		switch familyOf(v.typ()) {
+		case famInt, famFloat, famNumeric, famString, famBool:
+		default:
+			return nil
+		}
+	}
+	return refused(InvalidArgument, "42804", "cannot subscript type %s because it does not support subscripting", jsonTypeName(v))
+}
+
 // indirection binds n[k] where n is regexp_match(…) and k an integer constant; other array
 // subscripts are refused by name.
 func (bd *binder) indirection(ind *pg.A_Indirection, sc *scope) (bval, error) {
@@ -191,6 +211,9 @@ func (bd *binder) indirection(ind *pg.A_Indirection, sc *scope) (bval, error) {
 		return bval{}, unimplemented("field selection from a composite value ((expression).field)")
 	}
 	if fc == nil || funcName(fc) != "regexp_match" || len(ind.GetIndirection()) != 1 {
+		if err := bd.notSubscriptable(ind.GetArg(), sc); err != nil {
+			return bval{}, err
+		}
 		return bval{}, unimplemented("array subscripts")
 	}
 	ix := ind.GetIndirection()[0].GetAIndices()

@@ -524,6 +524,10 @@ func (p *tsParser) err(typ string) *Error {
 			j++
 		}
 		w := text[i:j]
+		if rest := strings.TrimLeft(text[j:], " \t"); w == "j" && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			// DecodeDateTime's DTK_JULIAN: J2451911 is the Julian day 2451911, 2001-01-01.
+			return refused(Unimplemented, "0A000", "Julian day input (J followed by the day's number) of type %s is not supported: write YYYY-MM-DD", typ)
+		}
 		// A word PostgreSQL does not know as a month, day, era or marker could still be a
 		// zone abbreviation (2 to 6 letters) or part of a zone name (which holds a '/');
 		// anything else is no date/time input.

@@ -302,7 +302,7 @@ func (bd *binder) windowCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	var wf *expr.WindowFunction
 	var value bval // the value argument of first_value, last_value, nth_value, lag and lead
 	if ranking {
-		wf, ds, err = bd.rankingWindow(name, fc, sc, &value)
+		wf, ds, err = bd.rankingWindow(name, fc, sc, spec, &value)
 	} else {
 		wf, err = bd.aggregateWindow(name, fc, sc, pre)
 	}
@@ -614,7 +614,7 @@ func (bd *binder) newWindow(id extensions.ID, out types.Type, args ...types.Func
 //
 // value is set to the value argument of first_value, last_value, nth_value, lag and lead
 // (whose kind — bytea, json, jsonb — the result keeps).
-func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, value *bval) (*expr.WindowFunction, dscale, error) {
+func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec windowSpec, value *bval) (*expr.WindowFunction, dscale, error) {
 	raw := fc.GetArgs()
 	if n := rankingWindowFunctions[name]; len(raw) < n[0] || len(raw) > n[1] {
 		return nil, nil, errorf(InvalidArgument, "function %s with %d arguments does not exist", name, len(raw))
@@ -631,10 +631,6 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, value *
 			return nil, nil, err
 		}
 		args[i] = v
-		if !v.untyped() && familyOf(v.typ()) == famNumeric && (name == "ntile" || i == 1) {
-			// An integer argument: numeric has no implicit cast to integer.
-			return nil, nil, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s does not exist: its argument %d is an integer, not numeric", name, i+1)}
-		}
 		if isIntervalVal(v) {
 			return nil, nil, refused(Unimplemented, "0A000", "the window function %s of intervals is not supported", name)
 		}
@@ -642,34 +638,23 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, value *
 			return nil, nil, errBpcharWindow(name)
 		}
 	}
+	for i, v := range args {
+		if (name == "ntile" || i == 1) && !v.untyped() && (familyOf(v.typ()) != famInt || numRank(v.typ()) > numRank(i32Type())) {
+			// An integer argument (ntile's count, the offset of lag, lead and nth_value):
+			// bigint, numeric and the others have no implicit cast to integer.
+			return nil, nil, noSuchFunction(name, args)
+		}
+	}
 	switch name {
 	case "first_value", "last_value", "nth_value", "lag", "lead":
 		*value = args[0]
 	}
 	// The value functions of a numeric answer one of its values, whose display scale is the
-	// argument's (or the default's): followed when it is the type's, lost (the text refused
-	// by name) when it varies by row or the default's differs.
+	// argument's: followed when it is the type's, lost (the text refused by name) when it
+	// varies by row. lag and lead: lagLeadScale, below.
 	var ds dscale
-	if len(args) > 0 && name != "ntile" && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric {
-		switch {
-		case args[0].ds != nil:
-			ds = lostScale(name + " of a numeric whose display scale varies by row")
-		case len(args) == 3 && args[2].ds != nil:
-			ds = lostScale(name + " of a numeric with a default whose display scale varies by row")
-		case len(args) == 3 && varyingScales([]bval{args[0], args[2]}):
-			// The value's scale where the offset row exists, the default's elsewhere: the
-			// same function over the two scales as constants.
-			va, vd := staticScale(args[0]), staticScale(args[2])
-			ds = onceScale(func() (expr.Expression, error) {
-				c := &pg.FuncCall{Funcname: fc.GetFuncname(), Args: []*pg.Node{pg.MakeAConstIntNode(int64(va), -1), raw[1], pg.MakeAConstIntNode(int64(vd), -1)},
-					Over: fc.GetOver(), Funcformat: fc.GetFuncformat(), Location: fc.GetLocation()}
-				if bd.win == nil {
-					return lostScale(name + " of a numeric with a default of another display scale outside the select list and ORDER BY of its query")()
-				}
-				v, err := bd.windowCall(c, sc)
-				return v.e, err
-			})
-		}
+	if len(args) > 0 && name != "ntile" && name != "lag" && name != "lead" && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric && args[0].ds != nil {
+		ds = lostScale(name + " of a numeric whose display scale varies by row")
 	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
 	switch name {
@@ -729,10 +714,44 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, value *
 		}
 		id.Name += [...]string{":any", ":any_i32", ":any_i32_any"}[len(fargs)-1]
 		wf, err := bd.newWindow(id, vals[0].GetType(), fargs...)
+		if err == nil && familyOf(vals[0].GetType()) == famNumeric {
+			ds = bd.lagLeadScale(id, args, fargs, spec, sc)
+		}
 		return wf, ds, err
 	}
 	wf, err := bd.newWindow(id, nil)
 	return wf, nil, err
+}
+
+// lagLeadScale is the display scale of lag or lead (id, bound with fargs from args) of a
+// numeric result: PostgreSQL's window_lag_with_offset_and_default answers the offset row's
+// value or the default unchanged, each at its own display scale (lag(x, 1, 1.5) of integers
+// shows 1.5, 1, 2; a per-row default x / 2.0 its quotient's scale). It is the same function
+// over the window spec of the value's display scale and the default's (scaleExpr: a
+// constant, or the per-row scale a quotient or an average carries); nil where every value
+// shows the result type's scale.
+func (bd *binder) lagLeadScale(id extensions.ID, args []bval, fargs []types.FuncArg, spec windowSpec, sc *scope) dscale {
+	if args[0].ds == nil && (len(args) < 3 || !varyingScales([]bval{args[0], args[2]})) {
+		return nil
+	}
+	return onceScale(func() (expr.Expression, error) {
+		if bd.win == nil {
+			return lostScale(id.Name[:strings.IndexByte(id.Name, ':')] + " of numerics of different display scales outside the select list and ORDER BY of its query")()
+		}
+		sargs := slices.Clone(fargs)
+		for j := 0; j < len(args); j += 2 { // the value, the default
+			e, err := bd.scaleExpr(args[j])
+			if err != nil {
+				return nil, err
+			}
+			sargs[j] = e
+		}
+		wf, err := bd.newWindow(id, i32Type(), sargs...)
+		if err != nil {
+			return nil, err
+		}
+		return bd.placeWindow(wf, spec, sc)
+	})
 }
 
 // aggregateWindow binds count, sum, avg, min or max OVER (…), typed as the aggregates of a
