@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// dollarParams writes the `?` placeholders of q as PostgreSQL's $1, $2… left to right (q holds
+// no `?` other than placeholders).
+func dollarParams(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// par18dWhere restricts flights to a few hundred rows of one origin and month.
+const par18dWhere = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'"
+
+// TestNullParametersAsPostgres: a parameter bound NULL (an ADBC/arrow-go batch with a null slot
+// of the declared type, or of Arrow's null type) whose type the statement fixes — by a cast, the
+// other operand, the column, the function's signature — is bound as PostgreSQL binds it, a NULL
+// of that type, instead of trial29's 0A000 "parameter $n must not be NULL": the optional filter
+// of ORMs (`? IS NULL OR col = ?`), coalesce, IN with a NULL member, `col = ?`, = ANY of a list
+// with a NULL element, numeric and interval parameters. Each answer is PostgreSQL's for the same
+// statement and values (pgx binding the NULL).
+func TestNullParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	str := arrow.BinaryTypes.String
+	i64 := arrow.PrimitiveTypes.Int64
+	cases := []struct {
+		q    string
+		decl []arrow.DataType // nil: the test binds Arrow's null type for a NULL
+		vs   []any
+	}{
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND (?::text IS NULL OR id = ?)", []arrow.DataType{str, str}, []any{nil, nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND (?::text IS NULL OR origin = ?)", []arrow.DataType{str, str}, []any{"ORD", "ORD"}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND (?::text IS NULL OR origin = ?)", []arrow.DataType{str, str}, []any{"ANC", "ANC"}},
+		{"SELECT coalesce(?::int, 5)::text AS v", nil, []any{nil}},
+		{"SELECT coalesce(?::int, 5)::text AS v", nil, []any{int64(7)}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND id IN (?, ?)", nil, []any{"x", nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND id = ?", nil, []any{nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND id <> ?", []arrow.DataType{str}, []any{nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND (value->>'delay')::int > ?", nil, []any{nil}},
+		{"SELECT coalesce((? || 'x'), 'NULL') AS v", []arrow.DataType{str}, []any{nil}},
+		{"SELECT coalesce((? + 1)::text, 'NULL') AS v", []arrow.DataType{i64}, []any{nil}},
+		{"SELECT coalesce((?::numeric + 1.5)::text, 'NULL') AS v", nil, []any{nil}},
+		{"SELECT coalesce(round(1.25, ?)::text, 'NULL') AS v", nil, []any{nil}},
+		{"SELECT coalesce((timestamptz '2001-01-01' + ?::interval)::text, 'NULL') AS v", nil, []any{nil}},
+		{"SELECT (CASE WHEN ? THEN 'a' ELSE 'b' END) AS v", nil, []any{nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND id LIKE ?", nil, []any{nil}},
+		{"SELECT count(*)::text AS v" + par18dWhere + " AND NOT (id = ?) IS NULL", nil, []any{nil}},
+		{"SELECT coalesce(max(id) FILTER (WHERE id > ?), 'NULL') AS v" + par18dWhere, nil, []any{nil}},
+	}
+	for _, c := range cases {
+		compareBoundN(ctx, t, pg, clients, c.q, "SELECT v FROM ("+dollarParams(c.q)+") q", c.decl, c.vs...)
+	}
+}
+
+// TestNullBoundsAsPostgres: a partition value or time bound bound NULL (`origin = ?`,
+// `timestamp >= ?`, BETWEEN ? AND ?) passes no row, as in PostgreSQL — the read is an empty
+// route, not trial29's refusal — and a NULL LIMIT is no limit. `? IS NULL` (a parameter only
+// that predicate types, text) answers true for a NULL bound as utf8 or as Arrow's null type.
+func TestNullBoundsAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	str := arrow.BinaryTypes.String
+	tsz := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+	cases := []struct {
+		q    string
+		decl []arrow.DataType
+		vs   []any
+	}{
+		{"SELECT count(*)::text AS v FROM flights WHERE origin = ? AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'", []arrow.DataType{str}, []any{nil}},
+		{"SELECT count(*)::text AS v FROM flights WHERE origin IN ('ORD', ?) AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00'", []arrow.DataType{str}, []any{nil}},
+		{"SELECT count(*)::text AS v FROM flights WHERE origin = 'ORD' AND timestamp >= ? AND timestamp < '2001-04-01 18:00'", []arrow.DataType{tsz}, []any{nil}},
+		{"SELECT count(*)::text AS v FROM flights WHERE origin = 'ORD' AND timestamp BETWEEN ? AND '2001-04-01 18:00'", []arrow.DataType{tsz}, []any{nil}},
+		{"SELECT count(*)::text AS v FROM (SELECT id FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-03-31 12:00' AND timestamp < '2001-04-01 18:00' LIMIT ?) q", nil, []any{nil}},
+	}
+	for _, c := range cases {
+		compareBoundN(ctx, t, pg, clients, c.q, "SELECT v FROM ("+dollarParams(c.q)+") q", c.decl, c.vs...)
+	}
+	for _, decl := range [][]arrow.DataType{{str}, nil} {
+		for _, cl := range clients {
+			got, err := boundAnswerN(ctx, cl.c, "SELECT (? IS NULL)::text AS v", decl, nil)
+			if err != nil || got != "true" {
+				t.Errorf("%s: ? IS NULL bound NULL (%v): %q %v, want true", cl.name, decl, got, err)
+			}
+		}
+	}
+}
+
+// TestAnyListWithNullElementAsPostgres: = ANY(?) of a list<utf8> parameter holding a NULL
+// element is NULL where no element matches, as PostgreSQL's scalar array comparison (trial29:
+// 0A000 "parameter $1 must not be NULL" although only an element was); a NULL list is NULL.
+func TestAnyListWithNullElementAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	var id string
+	if err := pg.QueryRow(ctx, "SELECT min(id)"+par18dWhere).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT count(*)::text AS v" + par18dWhere + " AND id = ANY(?)",
+		"SELECT count(*)::text AS v" + par18dWhere + " AND NOT (id = ANY(?))",
+		"SELECT count(*)::text AS v" + par18dWhere + " AND (id = ANY(?)) IS NULL",
+	} {
+		for _, list := range [][]*string{{&id, nil}, {nil}, nil} {
+			var want string
+			if err := pg.QueryRow(ctx, dollarParams(q), list).Scan(&want); err != nil {
+				t.Fatalf("PostgreSQL %s: %v", q, err)
+			}
+			for _, cl := range clients {
+				stmt, err := cl.c.Prepare(ctx, q)
+				if err != nil {
+					t.Fatalf("%s: prepare %s: %v", cl.name, q, err)
+				}
+				b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true}}, nil))
+				lb := b.Field(0).(*array.ListBuilder)
+				if list == nil {
+					lb.AppendNull()
+				} else {
+					lb.Append(true)
+					for _, s := range list {
+						if s == nil {
+							lb.ValueBuilder().AppendNull()
+						} else {
+							lb.ValueBuilder().(*array.StringBuilder).Append(*s)
+						}
+					}
+				}
+				res := executeWith(t, ctx, cl.c, stmt, b)
+				got := res.recs[0].Column(0).(*array.String).Value(0)
+				res.release()
+				stmt.Close(ctx)
+				if got != want {
+					t.Errorf("%s: %s with %v: %s, want PostgreSQL's %s", cl.name, q, list, got, want)
+				}
+			}
+		}
+	}
+}
