@@ -150,3 +150,53 @@ func TestAnyListWithNullElementAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundParameterPlacesAsPostgres: round and trunc of a numeric to a parameter's number of
+// digits (`round(avg(x), ?::integer)`, SQLAlchemy's rendering of round(x, 2); trial29: 0A000
+// "n other than an integer constant") answer PostgreSQL's values and text, each value at
+// scale max(n, 0); one prepared statement executed with different values answers each its own
+// (the statement is bound again for each execution).
+func TestRoundParameterPlacesAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	i64 := arrow.PrimitiveTypes.Int64
+	for _, q := range []string{
+		"SELECT coalesce(round(avg((value->>'delay')::int), ?::INTEGER)::text, 'NULL') AS v" + par18dWhere,
+		"SELECT coalesce(trunc(avg((value->>'delay')::int), ?::integer)::text, 'NULL') AS v" + par18dWhere,
+		"SELECT coalesce(round(((value->>'delay')::int / 7.0)::numeric, ?::int)::text, 'NULL') AS v" + par18dWhere + " ORDER BY id LIMIT 1",
+		"SELECT coalesce((round(12345.678::numeric, ?::int4) * 2)::text, 'NULL') AS v",
+		"SELECT coalesce(round(1.25, ?::int)::text, 'NULL') AS v",
+		"SELECT coalesce(round(-1.25, ?::int)::text || '|' || round(1.5, 0)::text, 'NULL') AS v",
+	} {
+		for _, v := range []any{int64(2), int64(0), int64(-2), int64(5), int64(16), nil} {
+			compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", nil, v)
+		}
+	}
+	// An untyped parameter is integer when the value bound declares no type (Arrow's null
+	// type), bigint when an int64 declares it: PostgreSQL has no round(numeric, bigint), 42883.
+	const untyped = "SELECT coalesce(round(avg((value->>'delay')::int), ?)::text, 'NULL') AS v" + par18dWhere
+	compareBoundN(ctx, t, pg, clients, untyped, "SELECT v FROM ("+dollarParams(untyped)+") q", nil, nil)
+	compareBoundN(ctx, t, pg, clients, untyped, "SELECT v FROM ("+strings.Replace(untyped, "?", "$1::bigint", 1)+") q", nil, int64(2))
+	// One prepared statement, several executions.
+	const q = "SELECT round(avg((value->>'delay')::int), ?::INTEGER)::text AS v" + par18dWhere
+	for _, cl := range clients {
+		stmt, err := cl.c.Prepare(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int64{1, 3, 0, 1} {
+			var want string
+			if err := pg.QueryRow(ctx, dollarParams(q), n).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "n", Type: i64}}, nil))
+			b.Field(0).(*array.Int64Builder).Append(n)
+			res := executeWith(t, ctx, cl.c, stmt, b)
+			got := res.recs[0].Column(0).(*array.String).Value(0)
+			res.release()
+			if got != want {
+				t.Errorf("%s: %s executed again with %d: %s, want PostgreSQL's %s", cl.name, q, n, got, want)
+			}
+		}
+		stmt.Close(ctx)
+	}
+}

@@ -381,8 +381,8 @@ func TestRoutedPredicateErrors(t *testing.T) {
 		// Empty route, no partition read.
 		{"NULL partition", where(`channel_id = NULL`, L, U), nil},
 		{"NULL partition, literal left", where(`NULL = channel_id`, L, U), nil},
-		{"NULL bound", where(P, `timestamp >= NULL`, U), errNeed("timestamp >= <start>")},
-		{"typed NULL bound", where(P, L, `timestamp < NULL::timestamptz`), errNeed("timestamp < <end>")},
+		{"NULL bound", where(P, `timestamp >= NULL`, U), nil},
+		{"typed NULL bound", where(P, L, `timestamp < NULL::timestamptz`), nil},
 		{"column against column", where(`channel_id = id`, L, U), errNeedPart("")},
 		{"timestamp against itself", where(P, `timestamp >= timestamp`, U), errNeed("timestamp >= <start>" + notConstantBound)},
 		{"function of partition", where(`lower(channel_id) = 'general'`, L, U), errNeedPart("")},
