@@ -200,3 +200,27 @@ func TestRoundParameterPlacesAsPostgres(t *testing.T) {
 		stmt.Close(ctx)
 	}
 }
+
+// TestLikeEscapeConcatenatedAsPostgres: LIKE with ESCAPE of a concatenated pattern, as
+// SQLAlchemy's contains(…, autoescape=True) writes it (`LIKE '%' || ? || '%' ESCAPE '/'`, and
+// its literal form; trial29: refused "LIKE … ESCAPE"), answers PostgreSQL's rows, an escaped
+// wildcard matching itself.
+func TestLikeEscapeConcatenatedAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const q = "SELECT count(*)::text AS v" + par18dWhere + " AND (id || '%_x') LIKE '%' || ? || '%' ESCAPE '/'"
+	for _, v := range []any{"1", "/%/_", "%", "_", "//", nil} {
+		compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", []arrow.DataType{arrow.BinaryTypes.String}, v)
+	}
+	compareAll := func(sql string) {
+		t.Helper()
+		want, pgErr := pgAnswerN(ctx, pg, sql)
+		for _, cl := range clients {
+			got, err := boundAnswerN(ctx, cl.c, sql, nil)
+			if pgErr != nil || err != nil || got != want {
+				t.Errorf("%s: %s: %q %v, want PostgreSQL's %q %v", cl.name, sql, got, err, want, pgErr)
+			}
+		}
+	}
+	compareAll("SELECT count(*)::text AS v" + par18dWhere + " AND (id || '%_x') LIKE '%' || '/%/_' || '%' ESCAPE '/'")
+	compareAll("SELECT count(*)::text AS v" + par18dWhere + " AND id NOT LIKE '%' || '1' || '%' ESCAPE '/'")
+}
