@@ -224,3 +224,21 @@ func TestLikeEscapeConcatenatedAsPostgres(t *testing.T) {
 	compareAll("SELECT count(*)::text AS v" + par18dWhere + " AND (id || '%_x') LIKE '%' || '/%/_' || '%' ESCAPE '/'")
 	compareAll("SELECT count(*)::text AS v" + par18dWhere + " AND id NOT LIKE '%' || '1' || '%' ESCAPE '/'")
 }
+
+// TestRegexpReplaceFlagsParameterAsPostgres: regexp_replace(x, ?, ?, ?) with the flags a
+// parameter (trial29: refused "flags that are not a constant"), bound text as PostgreSQL types
+// it, answers PostgreSQL's value for each execution of one statement (g or not, i, NULL flags
+// making the strict function NULL; an unknown flag is its 22023).
+func TestRegexpReplaceFlagsParameterAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	str := arrow.BinaryTypes.String
+	decl := []arrow.DataType{str, str, str}
+	for _, q := range []string{
+		"SELECT coalesce(string_agg(regexp_replace(origin || id, ?, ?, ?), ',' ORDER BY id), 'NULL') AS v" + par18dWhere,
+		"SELECT coalesce(regexp_replace('Abcabc', ?, ?, ?::text), 'NULL') AS v",
+	} {
+		for _, vs := range [][]any{{"[a-c0-3]", "z", "g"}, {"A", "z", "gi"}, {"a", "z", ""}, {"a", "z", nil}, {"a", "z", "q"}, {"a", "z", "Z"}} {
+			compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", decl, vs...)
+		}
+	}
+}
