@@ -242,3 +242,30 @@ func TestRegexpReplaceFlagsParameterAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameOffsetParametersAsPostgres: window frame offsets given as parameters cast to
+// integer (`ROWS BETWEEN ?::INTEGER PRECEDING AND CURRENT ROW`, SQLAlchemy's rendering of
+// rows=(-n, 0); trial29: "frame offsets other than (integer) constants") and RANGE offsets as
+// parameters answer PostgreSQL's sums for each value; NULL is its 22004, a negative its 22013.
+func TestFrameOffsetParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const agg = "SELECT string_agg(s::text, ',' ORDER BY id) AS v FROM (SELECT id, sum((value->>'delay')::int) OVER (ORDER BY id "
+	const from = ") AS s" + par18dWhere + ") q"
+	for _, frame := range []string{
+		"ROWS BETWEEN ?::INTEGER PRECEDING AND CURRENT ROW",
+		"ROWS BETWEEN CAST(? AS integer) PRECEDING AND ?::int FOLLOWING",
+	} {
+		for _, n := range []any{int64(0), int64(2), int64(-1), nil} {
+			q := agg + frame + from
+			vs := []any{n}
+			if strings.Count(frame, "?") == 2 {
+				vs = append(vs, int64(1))
+			}
+			compareBoundN(ctx, t, pg, clients, q, dollarParams(q), nil, vs...)
+		}
+	}
+	const rangeQ = "SELECT string_agg(s::text, ',' ORDER BY d, id) AS v FROM (SELECT id, (value->>'delay')::int AS d, count(*) OVER (ORDER BY (value->>'delay')::int RANGE BETWEEN ?::int PRECEDING AND ? FOLLOWING) AS s" + par18dWhere + ") q"
+	for _, vs := range [][]any{{int64(1), int64(1)}, {int64(10), int64(0)}, {nil, int64(1)}} {
+		compareBoundN(ctx, t, pg, clients, rangeQ, dollarParams(rangeQ), nil, vs...)
+	}
+}
