@@ -269,3 +269,19 @@ func TestFrameOffsetParametersAsPostgres(t *testing.T) {
 		compareBoundN(ctx, t, pg, clients, rangeQ, dollarParams(rangeQ), nil, vs...)
 	}
 }
+
+// TestPercentileFractionParameterAsPostgres: percentile_cont(?) and percentile_disc(?) WITHIN
+// GROUP (ORDER BY …) with the fraction a parameter (trial29: "a fraction that is not a numeric
+// constant"), double precision as PostgreSQL types it, answer PostgreSQL's value for each
+// fraction, NULL for NULL, its 22003 outside [0, 1].
+func TestPercentileFractionParameterAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, q := range []string{
+		"SELECT coalesce(percentile_cont(?) WITHIN GROUP (ORDER BY (value->>'delay')::int)::text, 'NULL') AS v" + par18dWhere,
+		"SELECT coalesce(percentile_disc(?::float8) WITHIN GROUP (ORDER BY (value->>'delay')::int DESC)::text, 'NULL') AS v" + par18dWhere,
+	} {
+		for _, f := range []any{0.5, 0.0, 1.0, 0.37, 1.5, nil} {
+			compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", nil, f)
+		}
+	}
+}
