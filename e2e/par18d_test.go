@@ -285,3 +285,36 @@ func TestPercentileFractionParameterAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestManyParametersAsPostgres: a statement of 6,000 parameters bound through a one-row batch
+// of 6,000 columns (ADBC's binding; trial29: INVALID_ARGUMENT "malformed Arrow IPC message"
+// past 4,096 columns) answers PostgreSQL's count over the same ids; past 65,535 columns, more
+// parameters than PostgreSQL takes, the refusal is program_limit_exceeded (54000).
+func TestManyParametersAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT 50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	const n = 6000
+	vs := make([]any, n)
+	decl := make([]arrow.DataType, n)
+	for i := range vs {
+		vs[i] = "no such id " + strconv.Itoa(i)
+		if i%100 == 0 && i/100 < len(ids) {
+			vs[i] = ids[i/100]
+		}
+		decl[i] = arrow.BinaryTypes.String
+	}
+	q := "SELECT count(*)::text AS v" + par18dWhere + " AND id IN (?" + strings.Repeat(", ?", n-1) + ")"
+	compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", decl, vs...)
+}
