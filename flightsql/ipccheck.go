@@ -3,10 +3,13 @@ package flightsql
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/flightsrv/flightsrv/internal/querylog"
 )
 
 // A client's DoPut stream is decoded by arrow-go's IPC reader, which trusts the lengths an
@@ -23,11 +26,20 @@ var errIPCMessage = status.Error(codes.InvalidArgument, "the DoPut stream holds 
 
 // Bounds of a DoPut message beyond its own bytes: the fields of a schema (nested ones
 // included) and the uncompressed size of one compressed buffer. Parameters are one row of a
-// statement's parameters, at most MaxBindingBytes.
+// statement's parameters, at most MaxBindingBytes. A schema's fields are as many as
+// PostgreSQL's parameters can be (65535, the count of its protocol's Bind message: ADBC binds
+// one column per parameter); each costs the reader a Field of its own, a few hundred bytes.
 const (
-	maxIPCFields           = 4096
+	maxIPCFields           = 65535
 	maxIPCUncompressedSize = 4 * MaxBindingBytes
 )
+
+// errTooManyFields is the refusal of a DoPut schema of more than maxIPCFields fields: more
+// parameters than PostgreSQL takes, its program_limit_exceeded (54000).
+var errTooManyFields = querylog.Refusal(codes.InvalidArgument, fmt.Sprintf("the parameters are more than %d columns: at most %d parameters are taken, as in PostgreSQL", maxIPCFields, maxIPCFields), "", "54000")
+
+// errFieldCount is checkField's error past maxIPCFields fields.
+var errFieldCount = errors.New("flightsql: too many fields")
 
 // Tables and fields of Arrow's Message.fbs that the reader reads (field numbers, 0-based).
 const (
@@ -177,7 +189,10 @@ func (b fbuf) keyValues(pos, i int) error {
 
 // checkField checks a Field table and its children, counting fields in *count.
 func (b fbuf) checkField(pos int, count *int, depth int) error {
-	if *count++; *count > maxIPCFields || depth > 64 {
+	if *count++; *count > maxIPCFields {
+		return errFieldCount
+	}
+	if depth > 64 {
 		return errFlatbuffer
 	}
 	if _, _, err := b.vector(pos, fieldName, 1); err != nil {
@@ -284,6 +299,9 @@ func checkIPCMessage(header, body []byte) error {
 		}
 	default:
 		err = errFlatbuffer // tensors are no parameters
+	}
+	if errors.Is(err, errFieldCount) {
+		return errTooManyFields
 	}
 	if err != nil {
 		return errIPCMessage

@@ -187,3 +187,31 @@ func TestDoPutCrashersOverGRPC(t *testing.T) {
 		t.Fatalf("a well-formed binding after the crashers: %d rows, want 5", n)
 	}
 }
+
+// TestCheckIPCMessageFieldCount: a schema of 65,535 fields (PostgreSQL's most parameters, one
+// column each as ADBC binds them) passes checkIPCMessage; one more is refused as too many
+// parameters (54000), not as a malformed message.
+func TestCheckIPCMessageFieldCount(t *testing.T) {
+	for _, n := range []int{65535, 65536} {
+		fields := make([]arrow.Field, n)
+		for i := range fields {
+			fields[i] = arrow.Field{Name: "p" + strconv.Itoa(i), Type: arrow.PrimitiveTypes.Int64}
+		}
+		var buf bytes.Buffer
+		w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(fields, nil)))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		msgs, ok := SplitIPCStream(buf.Bytes(), nil)
+		if !ok || len(msgs) == 0 {
+			t.Fatalf("%d fields: %d messages", n, len(msgs))
+		}
+		err := checkIPCMessage(msgs[0].DataHeader, msgs[0].DataBody)
+		if n == 65535 && err != nil {
+			t.Errorf("%d fields: %v", n, err)
+		}
+		if n > 65535 && !errors.Is(err, errTooManyFields) {
+			t.Errorf("%d fields: %v, want errTooManyFields", n, err)
+		}
+	}
+}

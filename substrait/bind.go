@@ -1419,6 +1419,11 @@ func (bd *binder) orderLimit(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef
 	if offset < 0 {
 		offset = 0
 	}
+	if ties && count < 0 && hasParamRef(sel.GetLimitCount()) {
+		// A count holding a parameter bound NULL: no count, as PostgreSQL's executor reads
+		// it (nodeLimit), every row after the offset.
+		ties = false
+	}
 	if ties {
 		if br, err = bd.withTies(sel, br, keys, offset, count); err != nil {
 			return nil, err
@@ -1495,8 +1500,8 @@ func (bd *binder) withTies(sel *pg.SelectStmt, br *boundRel, keys []sortKeyRef, 
 	case len(keys) == 0:
 		return nil, &Error{Code: InvalidArgument, SQLState: "42601", Msg: "WITH TIES cannot be specified without ORDER BY clause"}
 	case count < 0:
-		// transformLimitClause's refusal of a NULL constant (a NULL parameter is refused as
-		// every NULL LIMIT parameter is; PostgreSQL reads it as no count).
+		// transformLimitClause's refusal of a NULL constant (a parameter bound NULL is no
+		// count: the caller does not come here).
 		return nil, &Error{Code: InvalidArgument, SQLState: "2201W", Msg: "row count cannot be null in FETCH FIRST ... WITH TIES clause"}
 	case count == 0:
 		return br, nil

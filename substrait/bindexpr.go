@@ -3102,6 +3102,10 @@ func (bd *binder) anyList(x bval, n *pg.Node, sc *scope) (bval, error) {
 			bd.ps.placeholders[lit] = num
 			return typed(&expr.SingularOrList{Value: xe, Options: []expr.Expression{lit}}), nil
 		}
+		if bd.boundNull(num) {
+			// x = ANY(NULL): NULL, as PostgreSQL's scalar array comparison of a NULL array.
+			return typed(expr.NewNullLiteral(&types.BooleanType{Nullability: nullableN})), nil
+		}
 		list, ok := bd.ps.vals[num-1].([]any)
 		if !ok {
 			return bval{}, errorf(InvalidArgument, "parameter $%d must be a list of %s", num, typeName(t))

@@ -320,7 +320,9 @@ func (s *Statement) BindGeneral(opts BindOptions, args ...any) (*Bound, error) {
 	}
 	for i, a := range args {
 		if a == nil {
-			return nil, s.g.nullParam(i + 1)
+			if err := s.g.nullParam(i + 1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ps := &paramState{types: map[int]types.Type{}, vals: args, placeholders: map[expr.Expression]int{}}
@@ -357,7 +359,10 @@ func declaredSchema(bound, declared *arrow.Schema) *arrow.Schema {
 func (s *Statement) BindGeneralRecord(opts BindOptions, rec arrow.RecordBatch, row int) (*Bound, error) {
 	vals, err := recordRow(rec, row, len(s.g.params), func(i int, col arrow.Array) (any, error) {
 		if isNullAt(col, row) {
-			return nil, s.g.nullParam(i + 1)
+			if err := s.g.nullParam(i + 1); err != nil {
+				return nil, err
+			}
+			return nil, nil
 		}
 		return arrowValue(col, row, i+1)
 	})
@@ -402,24 +407,24 @@ func isNullAt(arr arrow.Array, row int) bool {
 	return arr.DataType().ID() == arrow.NULL || arr.IsNull(row)
 }
 
-// nullParam is the refusal of a NULL value for parameter pos: PostgreSQL's own where it has
-// one (a window frame's offset, 22004); a timestamp parameter is a time
-// bound (timestamp >= $n, timestamp < $n, or a timestamp compared in the query), which SQL's
-// NULL would make match nothing, so the message says what it is.
+// nullParam is the refusal of a NULL value for parameter pos where there is one, nil where
+// the NULL is bound as a NULL of the parameter's type, as PostgreSQL binds it (`col = $1`
+// matches no row, `coalesce($1::int, 5)` is 5). The refusals: PostgreSQL's own where it has
+// one (a window frame's offset, 22004); a timestamp parameter is a time bound (timestamp >= $n,
+// timestamp < $n, or a timestamp compared in the query), which SQL's NULL would make match
+// nothing, so the message says what it is.
 func (g *general) nullParam(pos int) *Error {
 	if err, ok := g.nullErrs[pos]; ok {
 		return err
 	}
-	if pos >= 1 && pos <= len(g.params) && familyOf(g.params[pos-1]) == famTimestamp {
-		return errorf(InvalidArgument, "parameter $%d is a timestamp (a time bound) and must not be NULL", pos)
-	}
-	return nullParam(pos)
+	return nil
 }
 
 // arrowValue reads one parameter value as a Go value.
+// A NULL (a list's NULL element among them) is nil.
 func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	if isNullAt(arr, row) {
-		return nil, nullParam(pos)
+		return nil, nil
 	}
 	if n, overflow, ok := arrowInt(arr, row); ok {
 		if overflow {

@@ -89,6 +89,13 @@ func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
 // nanoseconds must be whole microseconds, PostgreSQL's resolution; at prepare time a zero
 // interval of the same type stands in.
 func (bd *binder) intervalParam(p int, what string) (expr.Expression, error) {
+	if bd.boundNull(p) {
+		if prev, ok := bd.ps.types[p]; ok && !isIntervalType(prev) {
+			return nil, errorf(InvalidArgument, "parameter $%d is used both as %s and as interval", p, typeName(prev))
+		}
+		bd.ps.types[p] = intervalType()
+		return bd.fn(URNPostgres, "make_interval", intervalType(), expr.NewNullLiteral(i32Type()), expr.NewNullLiteral(i32Type()), expr.NewNullLiteral(i64Type()))
+	}
 	months, days, ns, err := bd.intervalParamFields(p)
 	if err != nil {
 		return nil, err
@@ -109,6 +116,8 @@ func (bd *binder) intervalParamFields(p int) (months, days int32, ns int64, err 
 		return 0, 0, 0, nil
 	case p > len(bd.ps.vals):
 		return 0, 0, 0, errorf(InvalidArgument, "parameter $%d has no value", p)
+	case bd.ps.vals[p-1] == nil:
+		return 0, 0, 0, nullParam(p)
 	}
 	switch x := bd.ps.vals[p-1].(type) {
 	case string:

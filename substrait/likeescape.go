@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -44,7 +45,8 @@ func likeEscape(pattern, esc string) (string, error) {
 	return b.String(), nil
 }
 
-// likeEscapeCall binds like_escape(pattern, esc) of two constants or parameters (NULL if
+// likeEscapeCall binds like_escape(pattern, esc) of two constants or parameters, or text
+// expressions of them (`'%' || ? || '%'`, SQLAlchemy's contains(…, autoescape=True); NULL if
 // either is NULL, as the function is strict) as the text constant likeEscape makes of their
 // values: a parameter's value is known when the statement is bound for an execution (at
 // prepare time a stand-in of type text answers); a pattern or escape that is neither is
@@ -63,7 +65,19 @@ func (bd *binder) likeEscapeCall(args []bval) (bval, error) {
 			vals[i] = *a.str
 			continue
 		case a.param == 0:
-			return bval{}, unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter")
+			v, stand, err := bd.constantText(a)
+			if err != nil {
+				return bval{}, err
+			}
+			switch {
+			case stand != nil:
+				standIn = stand
+			case v == nil:
+				return typed(expr.NewNullLiteral(strType().WithNullability(nullableN))), nil
+			default:
+				vals[i] = *v
+			}
+			continue
 		}
 		e, err := bd.coerce(a, strType(), "argument of like_escape")
 		if err != nil {
@@ -90,4 +104,59 @@ func (bd *binder) likeEscapeCall(args []bval) (bval, error) {
 		return bval{}, err
 	}
 	return typed(expr.NewPrimitiveLiteral(p, false)), nil
+}
+
+// constantText evaluates a, a text expression of constants and parameters (`'%' || ? || '%'`),
+// as its value (nil for NULL); at prepare time, when it holds a parameter not bound yet, it
+// returns instead a stand-in of type text standing for that parameter. An expression that
+// reads a column, or is not text, is refused by name as like_escape's argument.
+func (bd *binder) constantText(a bval) (v *string, standIn expr.Expression, err error) {
+	refuse := unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter")
+	if a.untyped() || familyOf(a.typ()) != famString || !isConstant(a.e) || holdsDeferred(a.e) {
+		return nil, nil, refuse
+	}
+	if bd.ps.vals == nil {
+		for e, num := range bd.ps.placeholders {
+			if bd.holdsExpr(a.e, e) {
+				stand := expr.NewNullLiteral(strType().WithNullability(nullableN))
+				bd.ps.placeholders[stand] = num
+				return nil, stand, nil
+			}
+		}
+	}
+	if lit, ok := a.e.(*expr.PrimitiveLiteral[string]); ok {
+		return &lit.Value, nil, nil
+	}
+	arr, ok, err := bd.evalConstantErr(a.e)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, refuse
+	}
+	defer arr.Release()
+	str, isStr := arr.(*array.String)
+	if !isStr || str.Len() != 1 {
+		return nil, nil, refuse
+	}
+	if str.IsNull(0) {
+		return nil, nil, nil
+	}
+	x := str.Value(0)
+	return &x, nil, nil
+}
+
+// holdsExpr reports whether x occurs in e (by identity).
+func (bd *binder) holdsExpr(e, x expr.Expression) bool {
+	found := false
+	var visit expr.VisitFunc
+	visit = func(y expr.Expression) expr.Expression {
+		if y == x {
+			found = true
+			return y
+		}
+		return y.Visit(visit)
+	}
+	visit(e)
+	return found
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/cockroachdb/apd/v3"
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
@@ -594,6 +595,15 @@ var numericRoundModes = map[string]string{"round": "ROUND", "trunc": "TRUNC", "c
 // are one numeric_cast, whose scale n is fixed (PostgreSQL's scale of the result). ok is
 // false when the first argument is not such a cast.
 func (bd *binder) numericRoundCall(name string, raw []*pg.Node, sc *scope, first **bval) (bval, bool, error) {
+	v, ok, err := bd.numericRoundCast(name, raw, sc, first)
+	if ok && err == nil {
+		v, err = bd.placesParamResult(name, raw, v)
+	}
+	return v, ok, err
+}
+
+// numericRoundCast is numericRoundCall without placesParamResult.
+func (bd *binder) numericRoundCast(name string, raw []*pg.Node, sc *scope, first **bval) (bval, bool, error) {
 	if len(raw) == 0 || len(raw) > 2 {
 		return bval{}, false, nil
 	}
@@ -664,9 +674,13 @@ func (bd *binder) numericPlaces(name string, raw []*pg.Node) (int32, error) {
 	if a := n.GetAExpr(); a != nil && a.GetLexpr() == nil && len(a.GetName()) == 1 && a.GetName()[0].GetString_().GetSval() == "-" {
 		neg, n = true, a.GetRexpr()
 	}
+	if paramPlaces(raw) {
+		places, _, err := bd.placesParam(name, raw[1])
+		return places, err
+	}
 	c := n.GetAConst()
 	if c == nil || c.GetIval() == nil {
-		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant is not supported", name)
+		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
 	}
 	v := int64(c.GetIval().GetIval())
 	if neg {
@@ -676,6 +690,97 @@ func (bd *binder) numericPlaces(name string, raw []*pg.Node) (int32, error) {
 		return 0, refused(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
 	}
 	return int32(v), nil
+}
+
+// paramPlaces reports whether round's or trunc's second argument holds a parameter and no
+// column: `round(x, ?)`, `round(avg(x), ?::integer)`, constant for each execution.
+func paramPlaces(raw []*pg.Node) bool {
+	return len(raw) == 2 && hasParamRef(raw[1]) && !hasNode(raw[1], func(x *pg.Node) bool { return x.GetColumnRef() != nil })
+}
+
+// placesParam reads round's or trunc's second argument n holding a parameter, an integer as
+// in PostgreSQL's round(numeric, integer) (an untyped parameter is typed integer): its value
+// when the statement is bound (null when it is NULL), 0 at prepare time. A value over
+// rawNumericScale, the scale the result is held at (placesParamResult), is refused by name, as
+// is one under -38.
+func (bd *binder) placesParam(name string, n *pg.Node) (places int32, null bool, err error) {
+	v, err := bd.bindExpr(n, &scope{})
+	if err != nil {
+		return 0, false, err
+	}
+	if !v.untyped() && familyOf(v.typ()) == famInt && !sameType(v.typ(), i32Type()) {
+		// A bigint (a parameter an int64 bound declares so) or a smallint: PostgreSQL has no
+		// round(numeric, bigint) (smallint would be promoted, bigint is not demoted).
+		if _, small := v.typ().(*types.Int16Type); !small {
+			return 0, false, &Error{Code: InvalidArgument, SQLState: "42883", Msg: fmt.Sprintf("function %s(numeric, %s) does not exist", name, typeName(v.typ()))}
+		}
+	}
+	e, err := bd.coerce(v, i32Type(), "")
+	if err != nil {
+		return 0, false, err
+	}
+	if bd.ps.vals == nil {
+		return 0, false, nil
+	}
+	var x int32
+	switch l := e.(type) {
+	case *expr.NullLiteral:
+		return 0, true, nil
+	case *expr.PrimitiveLiteral[int32]:
+		x = l.Value
+	default:
+		a, ok, err := bd.evalConstantErr(e)
+		if err != nil {
+			return 0, false, err
+		}
+		if !ok {
+			return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
+		}
+		defer a.Release()
+		i, isInt := a.(*array.Int32)
+		if !isInt || i.Len() != 1 {
+			return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
+		}
+		if i.IsNull(0) {
+			return 0, true, nil
+		}
+		x = i.Value(0)
+	}
+	switch {
+	case x > rawNumericScale:
+		return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with a parameter n over %d is not supported", name, rawNumericScale)
+	case x < -38:
+		return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with |n| over 38 is not supported", name)
+	}
+	return x, false, nil
+}
+
+// placesParamResult is v, round's or trunc's result, when its second argument n holds a
+// parameter (paramPlaces; v unchanged otherwise): the result's type cannot follow n's value
+// (PostgreSQL's result is numeric at scale max(n, 0); the statement's schema is the same for
+// every binding), so the values are held at rawNumericScale, exactly, with the display scale
+// max(n, 0) beside them (dscale.go), which the text and the operators read as PostgreSQL's
+// scale; NULL when n is bound NULL, as round is strict.
+func (bd *binder) placesParamResult(name string, raw []*pg.Node, v bval) (bval, error) {
+	if !paramPlaces(raw) {
+		return v, nil
+	}
+	places, null, err := bd.placesParam(name, raw[1])
+	if err != nil {
+		return bval{}, err
+	}
+	if null {
+		v = typed(expr.NewNullLiteral(numType(rawNumericScale)))
+	} else {
+		e, err := bd.numCast("ROUND", rawNumericScale, 0, v.e)
+		if err != nil {
+			return bval{}, err
+		}
+		v = typed(e)
+	}
+	ds := expr.NewPrimitiveLiteral(max(places, 0), false)
+	v.ds = func() (expr.Expression, error) { return ds, nil }
+	return v, nil
 }
 
 // numericRound is round, trunc, ceil or floor of the numeric e to places digits.
@@ -758,7 +863,11 @@ func (bd *binder) numericCall(name string, raw []*pg.Node, args []bval) (bval, b
 		if x == nil {
 			return bval{}, true, errorf(InvalidArgument, "function %s(%s, integer) does not exist", name, typeName(args[0].typ()))
 		}
-		return bd.numericRound(name, x, places)
+		v, _, err := bd.numericRound(name, x, places)
+		if err == nil {
+			v, err = bd.placesParamResult(name, raw, v)
+		}
+		return v, true, err
 	case "abs":
 		if len(args) != 1 {
 			return bval{}, true, errorf(InvalidArgument, "abs takes 1 argument(s)")

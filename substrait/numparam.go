@@ -63,8 +63,10 @@ func (bd *binder) numericParamRaw(p int, s, prec int32, constrained bool) (bval,
 	}
 	if d == nil {
 		lit := expr.NewNullLiteral(strType())
-		bd.ps.placeholders[lit] = p
-		return typed(lit), nil
+		if bd.ps.vals == nil {
+			bd.ps.placeholders[lit] = p
+		}
+		return typed(lit), nil // a stand-in at prepare time, a NULL bound
 	}
 	if constrained {
 		if _, err := numLiteral(d, s, prec, apd.RoundHalfUp); err != nil {
@@ -91,7 +93,7 @@ func (bd *binder) numericParamValue(p int, s, prec int32, constrained bool) (*ap
 			bd.ps.types[p] = &types.DecimalType{Precision: prec, Scale: s, Nullability: nullableN}
 		}
 	}
-	if bd.ps.vals == nil {
+	if bd.ps.vals == nil || bd.boundNull(p) {
 		return nil, 0, nil
 	}
 	if p > len(bd.ps.vals) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -44,7 +45,8 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, unimplemented("WITHIN GROUP (ORDER BY … USING)")
 	}
 	var frac expr.Expression
-	multi := false // an array of fractions
+	multi := false    // an array of fractions
+	nullFrac := false // a fraction parameter bound NULL
 	if want == 1 {
 		var err error
 		arg := fc.GetArgs()[0]
@@ -55,11 +57,18 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		if arr := arg.GetAArrayExpr(); arr != nil {
 			multi = true
 			frac, err = fractionArray(name, arr)
+		} else if paramFraction(arg) {
+			frac, err = bd.fractionParam(arg)
 		} else {
 			frac, err = fraction(name, fc.GetArgs()[0], false)
 		}
 		if err != nil {
 			return bval{}, err
+		}
+		if _, null := frac.(*expr.NullLiteral); null && !multi {
+			// A fraction bound NULL: the answer is NULL (the aggregate is strict in it),
+			// computed over a stand-in fraction so that the plan's shape stays the same.
+			nullFrac, frac = true, expr.NewPrimitiveLiteral(0.5, false)
 		}
 	}
 	if containsAggregate(sb.GetNode()) {
@@ -146,7 +155,13 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	ac.mtypes = append(ac.mtypes, work)
 	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
 	if name == "percentile_cont" || sameType(work, at) {
+		if nullFrac {
+			return typed(expr.NewNullLiteral(work.WithNullability(nullableN))), nil
+		}
 		return typed(ref), nil
+	}
+	if nullFrac {
+		return typed(expr.NewNullLiteral(at.WithNullability(nullableN))), nil
 	}
 	// Back to x's own type (the answer is one of x's values).
 	return typed(&expr.Cast{Type: at.WithNullability(nullableN), Input: ref, FailureBehavior: types.BehaviorThrowException}), nil
@@ -173,6 +188,54 @@ func fraction(name string, n *pg.Node, inArray bool) (expr.Literal, error) {
 		return nil, errorf(InvalidArgument, "invalid fraction of %s", name)
 	}
 	return expr.NewPrimitiveLiteral(f, inArray), nil
+}
+
+// paramFraction reports whether a percentile's fraction n holds a parameter and no column
+// (`percentile_cont(?)`, `percentile_cont(?::float8)`): a constant of each execution.
+func paramFraction(n *pg.Node) bool {
+	return hasParamRef(n) && !hasNode(n, func(x *pg.Node) bool {
+		return x.GetColumnRef() != nil || x.GetFuncCall() != nil || x.GetSubLink() != nil
+	})
+}
+
+// fractionParam binds a percentile's fraction holding a parameter as double precision (an
+// untyped parameter is double precision, percentile_cont's and percentile_disc's argument
+// type): its value when the statement is bound (a NULL answers NULL), 0.5 standing in at
+// prepare time; the aggregate checks the value as it checks a constant's.
+func (bd *binder) fractionParam(n *pg.Node) (expr.Expression, error) {
+	v, err := bd.bindExpr(n, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := bd.coerce(v, fp64Type(), "the fraction")
+	if err != nil {
+		return nil, err
+	}
+	if bd.ps.vals == nil {
+		return expr.NewPrimitiveLiteral(0.5, false), nil
+	}
+	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[float64]:
+		return expr.NewPrimitiveLiteral(l.Value, false), nil
+	case *expr.NullLiteral:
+		return expr.NewNullLiteral(fp64Type()), nil
+	}
+	a, ok, err := bd.evalConstantErr(e)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, unimplemented("percentile of a fraction that is not a numeric constant or a parameter")
+	}
+	defer a.Release()
+	f, isF := a.(*array.Float64)
+	if !isF || f.Len() != 1 {
+		return nil, unimplemented("percentile of a fraction that is not a numeric constant or a parameter")
+	}
+	if f.IsNull(0) {
+		return expr.NewNullLiteral(fp64Type()), nil
+	}
+	return expr.NewPrimitiveLiteral(f.Value(0), false), nil
 }
 
 // fractionArray reads ARRAY[f, …] of percentile_cont and percentile_disc: a one-dimensional

@@ -99,8 +99,14 @@ func (bd *binder) regexpReplace(args []bval) (bval, error) {
 		global bool
 	)
 	if len(args) == 4 {
-		var err error
-		if opts, err = regexFlagsArg(args[3], "regexp_replace", &global); err != nil {
+		flags, null, err := bd.flagsParam(args[3], "regexp_replace")
+		switch {
+		case err != nil:
+			return bval{}, err
+		case null:
+			return typed(expr.NewNullLiteral(strType().WithNullability(nullableN))), nil // strict
+		}
+		if opts, err = regexFlagsArg(flags, "regexp_replace", &global); err != nil {
 			return bval{}, err
 		}
 	}
@@ -165,6 +171,32 @@ func regexFlagsArg(v bval, fn string, global *bool) (pgregex.Options, error) {
 		return o, &Error{Code: Unimplemented, SQLState: "0A000", Msg: ue.Error()}
 	}
 	return o, nil
+}
+
+// flagsParam reads the flags argument v of the regular-expression function fn when it is a
+// parameter ($n, $n::text), text as PostgreSQL types it: a constant of each execution, read when the statement
+// is bound (regexFlagsArg checks it then; null reports a NULL, which makes the strict function
+// NULL, as does a NULL constant); at prepare time no flags stand in (the plan is bound again
+// with the values). Any other v is returned as it is.
+func (bd *binder) flagsParam(v bval, fn string) (bval, bool, error) {
+	e := v.e
+	if v.param > 0 && v.untyped() {
+		var err error
+		if e, err = bd.coerce(v, strType(), "the flags of "+fn); err != nil {
+			return bval{}, false, err
+		}
+	}
+	if _, ph := bd.ps.placeholders[e]; ph && bd.ps.vals == nil {
+		none := ""
+		return bval{str: &none}, false, nil
+	}
+	if _, null := e.(*expr.NullLiteral); null {
+		return v, true, nil
+	}
+	if v.param == 0 {
+		return v, false, nil
+	}
+	return typed(e), false, nil
 }
 
 // hasGroupReference reports whether a replacement refers to a subexpression (\1 … \9).

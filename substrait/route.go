@@ -22,6 +22,9 @@ type routeAtoms struct {
 	lower, upper *time.Time
 	lowerSeen    bool
 	upperSeen    bool
+	// nullBound: the timestamp was compared with a NULL of its type (a parameter bound
+	// NULL), which no row passes.
+	nullBound bool
 	// notConstant: the timestamp was compared with an expression over the rows (another
 	// column, a field of the value), which bounds no read.
 	notConstant bool
@@ -102,7 +105,7 @@ func (bd *binder) route(def routing.TableDef, conj []expr.Expression, label read
 		residual = append(residual, c)
 	}
 	info := RouteInfo{Table: def, RouteConjuncts: len(routed), Residual: len(residual), Analytical: !ra.partSeen}
-	readsNothing := slices.ContainsFunc(residual, bd.constantlyFalse)
+	readsNothing := ra.nullBound || slices.ContainsFunc(residual, bd.constantlyFalse)
 	if !readsNothing {
 		if err := ra.check(def, label, bd.opts.Analytical, bd.boundErr); err != nil {
 			return nil, err
@@ -473,6 +476,10 @@ func (bd *binder) routeAtom(c expr.Expression, ra *routeAtoms) bool {
 			ra.lowerSeen, ra.upperSeen, ra.param = true, true, true
 			return true
 		}
+		if bd.nullConstant(lo) || bd.nullConstant(hi) {
+			ra.nullBound = true
+			return true
+		}
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", lo, &tmp) || !bd.boundAtom("<=", hi, &tmp) {
 			return false
@@ -578,6 +585,10 @@ func (bd *binder) comparisonAtom(op string, l, r expr.Expression, ra *routeAtoms
 	if !routedColumn(col, timestampField) {
 		return false
 	}
+	if bd.nullConstant(val) {
+		ra.nullBound = true // timestamp <op> NULL: no row passes
+		return true
+	}
 	if op == "=" {
 		var tmp routeAtoms
 		if !bd.boundAtom(">=", val, &tmp) || !bd.boundAtom("<=", val, &tmp) {
@@ -655,6 +666,9 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 			if _, ph := bd.ps.placeholders[o]; ph {
 				return nil, true, true
 			}
+			if _, null := o.(*expr.NullLiteral); null {
+				continue // a NULL member (a parameter bound NULL) matches no partition
+			}
 			s, ok := partitionLiteral(o)
 			if !ok {
 				return nil, false, false
@@ -696,6 +710,9 @@ func (bd *binder) partitionSet(c expr.Expression) (set []string, unknown, ok boo
 			}
 			if _, ph := bd.ps.placeholders[val]; ph {
 				return nil, true, true
+			}
+			if _, null := val.(*expr.NullLiteral); null {
+				return []string{}, false, true // partition = NULL (a parameter bound NULL): no partition
 			}
 			s, ok := partitionLiteral(val)
 			if !ok {
@@ -888,6 +905,19 @@ func (ra *routeAtoms) addParts(set []string) {
 	ra.parts = keep
 }
 
+// nullConstant reports whether e, a bound of the timestamp, is a constant whose value is NULL:
+// a NULL literal, or an expression of constants evaluating to NULL (a parameter bound NULL
+// under the casts that retype it to the column's type).
+func (bd *binder) nullConstant(e expr.Expression) bool {
+	if _, ok := e.(*expr.NullLiteral); ok {
+		return true
+	}
+	if _, ok := literalOf(e); ok || !isConstant(e) || holdsDeferred(e) {
+		return false
+	}
+	return bd.constantlyFalse(e) // a timestamp is never false: only NULL is
+}
+
 func isBaseRef(e expr.Expression) bool {
 	fr, ok := e.(*expr.FieldReference)
 	if !ok {
@@ -1003,7 +1033,7 @@ func routesOf(p *plan.Plan, cat Catalog, opts BindOptions, client bool) (map[*pl
 					info.Residual++
 				}
 			}
-			readsNothing := slices.ContainsFunc(flat, bd.constantlyFalse)
+			readsNothing := ra.nullBound || slices.ContainsFunc(flat, bd.constantlyFalse)
 			if !readsNothing {
 				if err := ra.check(def, readLabel{}, opts.Analytical, bd.boundErr); err != nil {
 					return err

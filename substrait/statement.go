@@ -110,10 +110,17 @@ func (s *Statement) BindRecord(rec arrow.RecordBatch, row int) (*plan.Plan, erro
 	return planOf(s.BindGeneralRecord(BindOptions{}, rec, row))
 }
 
-// nullParam is the refusal of a NULL value for parameter pos (docs/sql.md, "Parameters"): a
-// feature flightsrv does not have (PostgreSQL binds the NULL), so UNIMPLEMENTED and 0A000.
+// nullParam is the refusal of a NULL value for parameter pos where flightsrv cannot bind one
+// yet (a date_bin stride): a feature flightsrv does not have (PostgreSQL binds the NULL), so
+// UNIMPLEMENTED and 0A000.
 func nullParam(pos int) *Error {
-	return refused(Unimplemented, "0A000", "parameter $%d must not be NULL", pos)
+	return refused(Unimplemented, "0A000", "parameter $%d must not be NULL here", pos)
+}
+
+// boundNull reports whether parameter p is bound to NULL (never at prepare time, when no
+// value is bound).
+func (bd *binder) boundNull(p int) bool {
+	return bd.ps.vals != nil && p >= 1 && p <= len(bd.ps.vals) && bd.ps.vals[p-1] == nil
 }
 
 func paramRange(pos int) *Error {

@@ -567,6 +567,9 @@ func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which
 	if err != nil {
 		return nil, err
 	}
+	if e, err = bd.offsetCasts(e); err != nil {
+		return nil, err
+	}
 	var n int64
 	if _, ok := bd.ps.placeholders[e]; ok && bd.ps.vals == nil {
 		bd.ps.nullOffset(e, which)
@@ -589,6 +592,22 @@ func (bd *binder) bound(f int32, unb, cur, prec, foll int32, off *pg.Node, which
 		return expr.PrecedingBound(n), nil
 	}
 	return expr.FollowingBound(n), nil
+}
+
+// offsetCasts folds the integer casts around a frame offset e holding a parameter
+// (`?::integer PRECEDING`, foldIntCasts): the parameter's stand-in at prepare time, its value
+// (range-checked by the casts: 22003) when bound, a NULL bound the NULL itself.
+func (bd *binder) offsetCasts(e expr.Expression) (expr.Expression, error) {
+	e, err := bd.foldIntCasts(e)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := e.(*expr.Cast); ok && bd.ps.vals != nil {
+		if _, null := c.Input.(*expr.NullLiteral); null {
+			return c.Input, nil
+		}
+	}
+	return e, nil
 }
 
 // newWindow builds the WindowFunction id(args) returning out, nullable (a frame may be empty,

@@ -114,6 +114,9 @@ func (bd *binder) rangeBound(f, unb, cur, prec int32, key types.Type, off *pg.No
 			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: fmt.Sprintf("RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", typeName(key), typeName(v.typ()))}
 		}
 		e, err := bd.coerce(v, i64Type(), "frame offset")
+		if err == nil {
+			e, err = bd.offsetCasts(e)
+		}
 		if err != nil {
 			return nil, err
 		}
