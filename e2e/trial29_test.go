@@ -93,3 +93,17 @@ func TestTargetListLimitAsPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestLog10AsPostgres: log10(x) is PostgreSQL's other name of log(x), double precision of
+// integers and doubles (glibc's log10, last digit included) and numeric of numerics, headed
+// log10; log10 of two arguments does not exist (42883).
+func TestLog10AsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT log10(15::float8), log10(1000), log10(2.5)::text, pg_typeof(log10(2)), pg_typeof(log10(2.5)), log10(100::numeric)::text",
+			"SELECT x, log10(x) FROM generate_series(1, 40) x ORDER BY x")...)
+		refusedWithState(t, ctx, cl.c, pg, "SELECT log10(0)", "2201E")
+		refusedWithState(t, ctx, cl.c, pg, "SELECT log10(2, 3)", "42883")
+	}
+}

@@ -797,6 +797,14 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 	if err := bindArgs(); err != nil {
 		return bval{}, err
 	}
+	if name == "log10" {
+		// log10(x) is PostgreSQL's other name of log(x), of double precision and numeric
+		// (ibis compiles its log10 to it); it has no other form.
+		if len(args) != 1 {
+			return bval{}, noSuchFunction(name, args)
+		}
+		name = "log"
+	}
 	if name == "to_timestamp" && len(args) == 1 && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric {
 		// to_timestamp takes double precision: PostgreSQL casts a numeric argument
 		// (to_timestamp(986860800.5)) implicitly.
