@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
@@ -124,26 +125,44 @@ func (bd *binder) constantText(a bval) (v *string, standIn expr.Expression, err 
 			}
 		}
 	}
-	if lit, ok := a.e.(*expr.PrimitiveLiteral[string]); ok {
-		return &lit.Value, nil, nil
-	}
-	arr, ok, err := bd.evalConstantErr(a.e)
-	if err != nil {
+	x, null, ok, err := oneValue[string, *array.String](bd, a.e)
+	switch {
+	case err != nil:
 		return nil, nil, err
-	}
-	if !ok {
+	case !ok:
 		return nil, nil, refuse
-	}
-	defer arr.Release()
-	str, isStr := arr.(*array.String)
-	if !isStr || str.Len() != 1 {
-		return nil, nil, refuse
-	}
-	if str.IsNull(0) {
+	case null:
 		return nil, nil, nil
 	}
-	x := str.Value(0)
 	return &x, nil, nil
+}
+
+// oneValue evaluates e, an expression of constants and bound parameters, to its one value, of
+// Go type T as an Arrow array of type A holds it: null for NULL; ok false when e is not such a
+// constant (it reads a column, or evaluates to another type). Its data exceptions are err.
+func oneValue[T expr.PrimitiveLiteralValue, A interface {
+	arrow.Array
+	Value(int) T
+}](bd *binder, e expr.Expression) (v T, null, ok bool, err error) {
+	switch l := e.(type) {
+	case *expr.PrimitiveLiteral[T]:
+		return l.Value, false, true, nil
+	case *expr.NullLiteral:
+		return v, true, true, nil
+	}
+	arr, isConst, err := bd.evalConstantErr(e)
+	if err != nil || !isConst {
+		return v, false, false, err
+	}
+	defer arr.Release()
+	a, isA := arr.(A)
+	switch {
+	case !isA || a.Len() != 1:
+		return v, false, false, nil
+	case a.IsNull(0):
+		return v, true, true, nil
+	}
+	return a.Value(0), false, true, nil
 }
 
 // holdsExpr reports whether x occurs in e (by identity).

@@ -722,29 +722,14 @@ func (bd *binder) placesParam(name string, n *pg.Node) (places int32, null bool,
 	if bd.ps.vals == nil {
 		return 0, false, nil
 	}
-	var x int32
-	switch l := e.(type) {
-	case *expr.NullLiteral:
+	x, null, ok, err := oneValue[int32, *array.Int32](bd, e)
+	switch {
+	case err != nil:
+		return 0, false, err
+	case !ok:
+		return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
+	case null:
 		return 0, true, nil
-	case *expr.PrimitiveLiteral[int32]:
-		x = l.Value
-	default:
-		a, ok, err := bd.evalConstantErr(e)
-		if err != nil {
-			return 0, false, err
-		}
-		if !ok {
-			return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
-		}
-		defer a.Release()
-		i, isInt := a.(*array.Int32)
-		if !isInt || i.Len() != 1 {
-			return 0, false, refused(Unimplemented, "0A000", "%s(numeric, n) with n other than an integer constant or a parameter is not supported", name)
-		}
-		if i.IsNull(0) {
-			return 0, true, nil
-		}
-		x = i.Value(0)
 	}
 	switch {
 	case x > rawNumericScale:

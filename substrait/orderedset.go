@@ -214,28 +214,16 @@ func (bd *binder) fractionParam(n *pg.Node) (expr.Expression, error) {
 	if bd.ps.vals == nil {
 		return expr.NewPrimitiveLiteral(0.5, false), nil
 	}
-	switch l := e.(type) {
-	case *expr.PrimitiveLiteral[float64]:
-		return expr.NewPrimitiveLiteral(l.Value, false), nil
-	case *expr.NullLiteral:
-		return expr.NewNullLiteral(fp64Type()), nil
-	}
-	a, ok, err := bd.evalConstantErr(e)
-	if err != nil {
+	f, null, ok, err := oneValue[float64, *array.Float64](bd, e)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if !ok {
+	case !ok:
 		return nil, unimplemented("percentile of a fraction that is not a numeric constant or a parameter")
-	}
-	defer a.Release()
-	f, isF := a.(*array.Float64)
-	if !isF || f.Len() != 1 {
-		return nil, unimplemented("percentile of a fraction that is not a numeric constant or a parameter")
-	}
-	if f.IsNull(0) {
+	case null:
 		return expr.NewNullLiteral(fp64Type()), nil
 	}
-	return expr.NewPrimitiveLiteral(f.Value(0), false), nil
+	return expr.NewPrimitiveLiteral(f, false), nil
 }
 
 // fractionArray reads ARRAY[f, …] of percentile_cont and percentile_disc: a one-dimensional
