@@ -22,10 +22,18 @@ var typ18bLagTexts = []string{
 	"SELECT (lag(g * 0.5, 1, CASE WHEN g > 1 THEN 1.5 ELSE 2 END) OVER (ORDER BY g))::text, lead(CASE WHEN g > 2 THEN 1.5 ELSE 2 END, 1, 0.25) OVER (ORDER BY g)::text FROM generate_series(1, 3) g ORDER BY g",
 	"SELECT id, lead((value->>'delay')::int, 1, 1.25) OVER (ORDER BY id)::text FROM flights WHERE origin = 'SFO' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-02' ORDER BY id",
 	"SELECT id, lag(7, 1, (value->>'distance')::numeric) OVER (ORDER BY id)::text FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
+	// first_value, last_value and nth_value of a numeric whose scale varies by row: each the
+	// value it takes, at its own scale, over the frame.
+	"SELECT k, first_value(x::numeric) OVER (ORDER BY k)::text, last_value(x::numeric) OVER (ORDER BY k)::text, nth_value(x::numeric, 2) OVER (ORDER BY k)::text, " +
+		"last_value(x::numeric) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)::text, first_value(x::numeric) OVER (ORDER BY k DESC)::text " +
+		"FROM (VALUES (1, '2345'), (2, '1.50'), (3, '0'), (4, NULL), (5, '-0.125')) v(k, x) ORDER BY k",
+	"SELECT x, first_value(x / 3.0) OVER w::text, last_value(x / 4.0) OVER w::text, nth_value(x / 2.0, 3) OVER w::text FROM generate_series(1, 5) x WINDOW w AS (ORDER BY x ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) ORDER BY x",
+	"SELECT id, first_value((value->>'distance')::numeric) OVER (PARTITION BY value->>'destination' ORDER BY id)::text, nth_value((value->>'distance')::numeric / 3, 2) OVER (ORDER BY id)::text FROM flights WHERE origin = 'BOS' AND timestamp >= '2001-03-31' AND timestamp < '2001-04-01' ORDER BY id",
 }
 
 // TestLagLeadScaleAsPostgres: lag and lead of an integer with a numeric default, or of a
-// numeric with a default of another display scale, answer PostgreSQL's text (trial29 W2).
+// numeric with a default of another display scale, answer PostgreSQL's text (trial29 W2); so
+// do first_value, last_value and nth_value of a numeric whose display scale varies by row.
 func TestLagLeadScaleAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	compared := 0

@@ -669,12 +669,9 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec wi
 		*value = args[0]
 	}
 	// The value functions of a numeric answer one of its values, whose display scale is the
-	// argument's: followed when it is the type's, lost (the text refused by name) when it
-	// varies by row. lag and lead: lagLeadScale, below.
+	// argument's: the type's, or, when it varies by row, the same window function over the
+	// values' scales (valueScale, below).
 	var ds dscale
-	if len(args) > 0 && name != "ntile" && name != "lag" && name != "lead" && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric && args[0].ds != nil {
-		ds = lostScale(name + " of a numeric whose display scale varies by row")
-	}
 	id := extensions.ID{URN: URNArithmetic, Name: name}
 	switch name {
 	case "ntile":
@@ -685,23 +682,23 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec wi
 		id.Name = "ntile:i32"
 		wf, err := bd.newWindow(id, i32Type(), n)
 		return wf, ds, err
-	case "first_value", "last_value":
+	case "first_value", "last_value", "nth_value":
 		v, err := bd.defaultType(args[0])
 		if err != nil {
 			return nil, nil, err
 		}
-		wf, err := bd.newWindow(id, v.GetType(), v)
-		return wf, ds, err
-	case "nth_value":
-		v, err := bd.defaultType(args[0])
-		if err != nil {
-			return nil, nil, err
+		fargs := []types.FuncArg{v}
+		if name == "nth_value" {
+			n, err := bd.coerce(args[1], i32Type(), "nth_value")
+			if err != nil {
+				return nil, nil, err
+			}
+			fargs = append(fargs, n)
 		}
-		n, err := bd.coerce(args[1], i32Type(), "nth_value")
-		if err != nil {
-			return nil, nil, err
+		wf, err := bd.newWindow(id, v.GetType(), fargs...)
+		if err == nil && !args[0].untyped() && familyOf(args[0].typ()) == famNumeric && args[0].ds != nil {
+			ds = bd.valueScale(name, id, args, fargs, spec, sc)
 		}
-		wf, err := bd.newWindow(id, v.GetType(), v, n)
 		return wf, ds, err
 	case "lag", "lead":
 		var vals []expr.Expression
@@ -733,8 +730,8 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec wi
 		}
 		id.Name += [...]string{":any", ":any_i32", ":any_i32_any"}[len(fargs)-1]
 		wf, err := bd.newWindow(id, vals[0].GetType(), fargs...)
-		if err == nil && familyOf(vals[0].GetType()) == famNumeric {
-			ds = bd.lagLeadScale(id, args, fargs, spec, sc)
+		if err == nil && familyOf(vals[0].GetType()) == famNumeric && (args[0].ds != nil || len(args) == 3 && varyingScales([]bval{args[0], args[2]})) {
+			ds = bd.valueScale(name, id, args, fargs, spec, sc)
 		}
 		return wf, ds, err
 	}
@@ -742,23 +739,18 @@ func (bd *binder) rankingWindow(name string, fc *pg.FuncCall, sc *scope, spec wi
 	return wf, nil, err
 }
 
-// lagLeadScale is the display scale of lag or lead (id, bound with fargs from args) of a
-// numeric result: PostgreSQL's window_lag_with_offset_and_default answers the offset row's
-// value or the default unchanged, each at its own display scale (lag(x, 1, 1.5) of integers
-// shows 1.5, 1, 2; a per-row default x / 2.0 its quotient's scale). It is the same function
-// over the window spec of the value's display scale and the default's (scaleExpr: a
-// constant, or the per-row scale a quotient or an average carries); nil where every value
-// shows the result type's scale.
-func (bd *binder) lagLeadScale(id extensions.ID, args []bval, fargs []types.FuncArg, spec windowSpec, sc *scope) dscale {
-	if args[0].ds == nil && (len(args) < 3 || !varyingScales([]bval{args[0], args[2]})) {
-		return nil
-	}
+// valueScale is the display scale of a value window function (name: first_value,
+// last_value, nth_value, lag or lead; id, bound with fargs from args) of a numeric whose
+// display scale varies by row (its value's, or lag's and lead's value and default of
+// different scales: lag(x, 1, 1.5) of integers shows 1.5, 1, 2, as PostgreSQL): the same
+// window function, over the same window and frame, of the value's (and default's) scale.
+func (bd *binder) valueScale(name string, id extensions.ID, args []bval, fargs []types.FuncArg, spec windowSpec, sc *scope) dscale {
 	return onceScale(func() (expr.Expression, error) {
 		if bd.win == nil {
-			return lostScale(id.Name[:strings.IndexByte(id.Name, ':')] + " of numerics of different display scales outside the select list and ORDER BY of its query")()
+			return lostScale(name + " of numerics of different display scales outside the select list and ORDER BY of its query")()
 		}
 		sargs := slices.Clone(fargs)
-		for j := 0; j < len(args); j += 2 { // the value, the default
+		for j := 0; j < len(args); j += 2 { // the value, and lag's and lead's default
 			e, err := bd.scaleExpr(args[j])
 			if err != nil {
 				return nil, err
