@@ -107,3 +107,28 @@ func TestLog10AsPostgres(t *testing.T) {
 		refusedWithState(t, ctx, cl.c, pg, "SELECT log10(2, 3)", "42883")
 	}
 }
+
+// TestCollateAsPostgres: COLLATE "C", "POSIX", "ucs_basic" and "default" (the database's, C in
+// the oracle's cluster as in flightsrv) leave text as it is, compared, sorted and grouped
+// bytewise; an unquoted C (c) is 42704, a type without collations 42804, as PostgreSQL's; a
+// locale's collation is refused by name.
+func TestCollateAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const vals = " FROM (VALUES ('b'), ('B'), ('a'), ('é'), (NULL)) v(x)"
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText,
+			"SELECT x"+vals+` ORDER BY x COLLATE "C"`,
+			"SELECT x"+vals+` ORDER BY x COLLATE "POSIX" DESC NULLS LAST`,
+			"SELECT x"+vals+` ORDER BY x COLLATE pg_catalog."C", 1`,
+			"SELECT x, x COLLATE \"C\" < 'a', 'a' < 'B' COLLATE \"C\", upper(x COLLATE \"default\")"+vals+" ORDER BY 1",
+			"SELECT max(x COLLATE \"C\"), min(x COLLATE \"ucs_basic\")"+vals,
+			"SELECT x COLLATE \"C\" AS y, count(*)"+vals+" GROUP BY 1 ORDER BY 1",
+			`SELECT origin FROM flights WHERE origin IN ('ORD', 'BOS') AND timestamp >= '2001-03-31' AND timestamp < '2001-03-31 01:00' ORDER BY origin COLLATE "C", id`,
+		)...)
+		refusedWithState(t, ctx, cl.c, pg, "SELECT x"+vals+" ORDER BY x COLLATE C", "42704")
+		refusedWithState(t, ctx, cl.c, pg, `SELECT 1 COLLATE "C"`, "42804")
+		if _, err := run(ctx, cl.c, "SELECT x"+vals+` ORDER BY x COLLATE "en_US"`); status.Code(err) != codes.Unimplemented {
+			t.Errorf(`COLLATE "en_US": %v, want UNIMPLEMENTED`, err)
+		}
+	}
+}

@@ -1069,9 +1069,45 @@ func (bd *binder) bindPlain(n *pg.Node, sc *scope) (bval, error) {
 	case *pg.Node_RowExpr:
 		return bval{}, unimplementedAre("row values")
 	case *pg.Node_CollateClause:
-		return bval{}, unimplemented("COLLATE")
+		return bd.collate(v.CollateClause, sc)
 	}
 	return bval{}, unimplemented("this expression")
+}
+
+// bytewiseCollations are the collations whose order of UTF-8 text is its bytes' order, the
+// one flightsrv compares, sorts and groups text in (PostgreSQL's "C" and "POSIX", and
+// "ucs_basic", code point order; "default" is the database's, which flightsrv's is: C).
+var bytewiseCollations = map[string]bool{"C": true, "POSIX": true, "ucs_basic": true, "default": true}
+
+// collate binds x COLLATE name: x itself for a bytewise collation (bytewiseCollations;
+// `ORDER BY x COLLATE "C"`, which tools write to get byte order from a server whose default
+// collation is a locale's), 42704 for c and posix (COLLATE C unquoted, which PostgreSQL folds to
+// a name no database has), any other collation (a locale's) refused by name, and 42804 for a
+// value of a type without collations, as PostgreSQL's.
+func (bd *binder) collate(c *pg.CollateClause, sc *scope) (bval, error) {
+	names := c.GetCollname()
+	name := ""
+	if len(names) > 0 {
+		name = names[len(names)-1].GetString_().GetSval()
+	}
+	if len(names) > 2 || len(names) == 2 && names[0].GetString_().GetSval() != "pg_catalog" {
+		return bval{}, unimplemented("collations outside pg_catalog")
+	}
+	v, err := bd.bindExpr(c.GetArg(), sc)
+	if err != nil {
+		return bval{}, err
+	}
+	if !v.untyped() && (v.e == nil || familyOf(v.typ()) != famString) {
+		return bval{}, &Error{Code: InvalidArgument, SQLState: "42804", Msg: "collations are not supported by type " + opTypeName(v)}
+	}
+	switch {
+	case bytewiseCollations[name]:
+		return v, nil
+	case name == "c" || name == "posix":
+		// COLLATE C unquoted: PostgreSQL folds it to c, which no database has.
+		return bval{}, quoting(InvalidArgument, "42704", "collation %q for encoding \"UTF8\" does not exist", name)
+	}
+	return bval{}, unimplemented("COLLATE of a collation other than \"C\", \"POSIX\", \"ucs_basic\" and \"default\" (text is compared bytewise)")
 }
 
 func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
