@@ -2,6 +2,7 @@ package substrait
 
 import (
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -118,4 +119,87 @@ func typeNameOf(v bval) string {
 		return "unknown"
 	}
 	return typeName(v.typ())
+}
+
+// jsonAggMeasure binds json_agg(x [ORDER BY …]) and jsonb_agg(x [ORDER BY …]) (PostgreSQL
+// 15's json_agg and jsonb_agg): the JSON array of what to_json (to_jsonb) makes of each row's
+// x, a NULL x as null, in the ORDER BY's order (else the fragments' order, which PostgreSQL
+// leaves unspecified too), written as PostgreSQL writes it ([1, "a", null]; jsonb_agg's
+// elements as jsonb writes them), NULL over no row. It is string_agg's measure of each
+// element's text with the separator ", ", bracketed; the values to_json refuses (dates,
+// timestamps, intervals, bytea) are refused alike, and DISTINCT by name.
+func (bd *binder) jsonAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
+	name := funcName(fc)
+	jsonb := name == "jsonb_agg"
+	args := fc.GetArgs()
+	switch {
+	case len(args) != 1:
+		return bval{}, errorf(InvalidArgument, "function %s takes 1 argument(s)", name)
+	case fc.GetAggWithinGroup():
+		return bval{}, errorf(InvalidArgument, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name)
+	case fc.GetAggDistinct():
+		return bval{}, unimplemented(name + "(DISTINCT …)")
+	case containsAggregate(args[0]):
+		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+	}
+	bd.agg = nil
+	defer func() { bd.agg = ac }()
+	filter, err := bd.aggFilter(fc, ac)
+	if err != nil {
+		return bval{}, err
+	}
+	v, err := bd.bindExpr(args[0], ac.in)
+	if err != nil {
+		return bval{}, err
+	}
+	frag, err := bd.jsonFragment(strings.Replace(name, "_agg", "", 1), v, false)
+	if err != nil {
+		return bval{}, err
+	}
+	doc := typed(frag)
+	doc.json = true
+	if jsonb {
+		if doc, err = bd.jsonbCast(doc); err != nil {
+			return bval{}, err
+		}
+	}
+	text, err := bd.cast(doc.e, strType())
+	if err != nil {
+		return bval{}, err
+	}
+	nn, err := bd.fn(URNComparison, "is_not_null", booleanType(), text.e)
+	if err != nil {
+		return bval{}, err
+	}
+	elem, err := bd.ifThen([]expr.IfThenPair{{If: nn, Then: text.e}}, expr.NewPrimitiveLiteral("null", false))
+	if err != nil {
+		return bval{}, err
+	}
+	sorts, err := bd.aggOrderBy(fc, elem, ac)
+	if err != nil {
+		return bval{}, err
+	}
+	f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNPostgres, Name: "string_agg"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
+		sorts, elem, expr.NewPrimitiveLiteral(", ", false))
+	if err != nil {
+		return bval{}, fmt.Errorf("bind %s: %w", name, err)
+	}
+	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
+	ac.mtypes = append(ac.mtypes, strType())
+	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	open, err := bd.fn(URNPostgres, "concat_strict", strType(), expr.NewPrimitiveLiteral("[", false), ref)
+	if err != nil {
+		return bval{}, err
+	}
+	arr, err := bd.fn(URNPostgres, "concat_strict", strType(), open, expr.NewPrimitiveLiteral("]", false))
+	if err != nil {
+		return bval{}, err
+	}
+	if jsonb {
+		out, err := bd.fn(URNPostgres, "jsonb_in", binType(), arr)
+		res := typed(out)
+		res.jsonb = true
+		return res, err
+	}
+	return bd.jsonIn(arr)
 }

@@ -26,7 +26,7 @@ import (
 var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
-	"string_agg": true, "array_agg": true,
+	"string_agg": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true}
 
@@ -48,7 +48,7 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
 	"bit_and": true, "bit_or": true, "bit_xor": true,
-	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true,
 	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
 }
 
@@ -232,6 +232,8 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bd.stringAggMeasure(fc, ac)
 	case name == "array_agg":
 		return bd.arrayAggMeasure(fc, ac)
+	case name == "json_agg" || name == "jsonb_agg":
+		return bd.jsonAggMeasure(fc, ac)
 	case len(fc.GetAggOrder()) > 0 || fc.GetAggWithinGroup():
 		return bval{}, unimplementedAre("ordered aggregates")
 	case fc.GetFuncVariadic():

@@ -119,10 +119,23 @@ func pushClientFilters(p *plan.Plan) (*plan.Plan, error) {
 	return withRoot(p, rel, "push filters")
 }
 
+// errMissingExpression refuses a client plan with an expression substrait-go did not read.
+var errMissingExpression = unimplemented("a plan with a literal substrait-go v8 reads as nothing (a precision timestamp before 1970)")
+
 // withRoot returns p with its root relation's input replaced by rel, encoded and decoded
 // again so that its extension declarations are the ones its expressions use (rel's new
 // functions are declared in p's registry); what names the step in an error.
-func withRoot(p *plan.Plan, rel plan.Rel, what string) (*plan.Plan, error) {
+//
+// A client plan read from protobuf may hold nil expressions where substrait-go v8.1.1 reads
+// nothing (a negative precision timestamp literal: an instant before 1970), on which its
+// ToProto dereferences nil (FuzzSQL: a pre-1970 time bound under a constant false filter):
+// that panic is the plan's refusal (errMissingExpression), not the request's fault.
+func withRoot(p *plan.Plan, rel plan.Rel, what string) (out *plan.Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, errMissingExpression
+		}
+	}()
 	pb, err := p.ToProto()
 	if err != nil {
 		return nil, fmt.Errorf("substrait: %s: %w", what, err)
@@ -132,8 +145,7 @@ func withRoot(p *plan.Plan, rel plan.Rel, what string) (*plan.Plan, error) {
 			rr.Input = rel.ToProto()
 		}
 	}
-	out, err := plan.FromProto(pb, collection())
-	if err != nil {
+	if out, err = plan.FromProto(pb, collection()); err != nil {
 		return nil, fmt.Errorf("substrait: %s: %w", what, err)
 	}
 	return out, nil

@@ -735,6 +735,58 @@ func expandRecordStars(sel *pg.SelectStmt) *pg.SelectStmt {
 // (errRecordSRF). sel is returned unchanged when it calls none, or its select list calls one
 // selectListSRF does not take, which the binder then refuses by name.
 func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
+	return selectSRFsAt(sel, 0)
+}
+
+// maxPostponements bounds how many times selectSRFsAt may move a select list's set-returning
+// functions above a derived table: once leaves no aggregate or window function beside them, so
+// a second would be a rewrite that does not converge (an SRF inside an aggregate was one, and
+// spun the binder for ever: trial30's H1).
+const maxPostponements = 2
+
+// errPostponeLoop refuses a select list whose set-returning functions would be postponed past
+// maxPostponements.
+var errPostponeLoop = unimplementedAre("set-returning functions placed where they cannot be evaluated after the aggregates and window functions around them")
+
+// srfInAggregate is PostgreSQL's refusal (0A000, check_srf_call_placement and
+// check_agg_arguments) of a set-returning function inside an aggregate's arguments or ORDER
+// BY, a window function's arguments, or an aggregate's FILTER, in ns (a select list and ORDER
+// BY): postponeSRFs would postpone such a call under an aggregation of itself for ever.
+func srfInAggregate(ns []*pg.Node) error {
+	var err error
+	for _, n := range ns {
+		anyCall(n, func(fc *pg.FuncCall) bool {
+			if err != nil {
+				return true
+			}
+			window := fc.GetOver() != nil && !setReturning[funcName(fc)]
+			if !isAggregateCall(fc) && !window {
+				return false
+			}
+			switch {
+			case hasSRF(fc.GetAggFilter()):
+				err = refused(Unimplemented, "0A000", "set-returning functions are not allowed in FILTER")
+			case !slices.ContainsFunc(fc.GetArgs(), hasSRF) && !slices.ContainsFunc(fc.GetAggOrder(), hasSRF):
+				return false
+			case window:
+				err = refused(Unimplemented, "0A000", "window function calls cannot contain set-returning function calls")
+			default:
+				err = refused(Unimplemented, "0A000", "aggregate function calls cannot contain set-returning function calls")
+			}
+			return true
+		})
+	}
+	return err
+}
+
+// selectSRFsAt is selectSRFs of a select list postponed depth times already.
+func selectSRFsAt(sel *pg.SelectStmt, depth int) (*pg.SelectStmt, error) {
+	if depth > maxPostponements {
+		return nil, errPostponeLoop
+	}
+	if err := srfInAggregate(append(slices.Clone(sel.GetTargetList()), sel.GetSortClause()...)); err != nil {
+		return nil, err
+	}
 	if !slices.ContainsFunc(sel.GetTargetList(), hasSRF) && !slices.ContainsFunc(sel.GetSortClause(), hasSRF) {
 		// ORDER BY alone may call one: PostgreSQL's ProjectSet computes it as a hidden
 		// column (below), after the aggregates and windows (postponeSRFs).
@@ -775,7 +827,7 @@ func selectSRFs(sel *pg.SelectStmt) (*pg.SelectStmt, error) {
 		if err != nil {
 			return nil, err
 		}
-		return selectSRFs(post)
+		return selectSRFsAt(post, depth+1)
 	}
 	for _, t := range sel.GetTargetList() {
 		if anyCall(t, func(fc *pg.FuncCall) bool { return setReturning[funcName(fc)] && !selectListSRF(funcName(fc)) }) {
