@@ -30,7 +30,7 @@ func Example() {
 	code, _ := substrait.CodeOf(err)
 	fmt.Println(code, err)
 	// Output:
-	// [$1: type=utf8 $2: type=timestamp[ms, tz=UTC] $3: type=timestamp[ms, tz=UTC] $4: type=int64]
+	// [$1: type=utf8, nullable $2: type=timestamp[ms, tz=UTC], nullable $3: type=timestamp[ms, tz=UTC], nullable $4: type=int64, nullable]
 	// Root [id, timestamp]
 	//   Fetch count=10
 	//     Sort [timestamp DESC]

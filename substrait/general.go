@@ -562,7 +562,8 @@ func paramArrowType(t types.Type) arrow.DataType {
 }
 
 // generalParamSchema is the parameter schema of parameters of types ts: declared[i] when set,
-// else paramArrowType(ts[i]).
+// else paramArrowType(ts[i]); every field nullable, as a NULL binds as its type's NULL (JDBC's
+// driver refuses setNull on a field declared non-nullable).
 func generalParamSchema(ts []types.Type, declared []arrow.DataType) *arrow.Schema {
 	fields := make([]arrow.Field, len(ts))
 	for i, t := range ts {
@@ -570,7 +571,7 @@ func generalParamSchema(ts []types.Type, declared []arrow.DataType) *arrow.Schem
 		if i < len(declared) && declared[i] != nil {
 			typ = declared[i]
 		}
-		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: typ}
+		fields[i] = arrow.Field{Name: "$" + strconv.Itoa(i+1), Type: typ, Nullable: true}
 	}
 	return arrow.NewSchema(fields, nil)
 }

@@ -24,10 +24,10 @@ func TestParameterSchema(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)
 	want := arrow.NewSchema([]arrow.Field{
-		{Name: "$1", Type: arrow.BinaryTypes.String},
-		{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
-		{Name: "$3", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
-		{Name: "$4", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "$1", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "$2", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "$3", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "$4", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 	for _, sql := range []string{dollarSQL, qmarkSQL,
 		`SELECT id FROM messages WHERE CAST($1 AS text) = channel_id AND $2::timestamptz <= timestamp AND timestamp < $3::timestamptz ORDER BY timestamp DESC LIMIT $4::int8`,
