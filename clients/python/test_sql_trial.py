@@ -88,8 +88,12 @@ def test_column_plus_interval_equals_duckdb(conn, sample):
     assert any(a.day == 30 and a.month == 6 for _, a, _ in got if a)  # May 31 + 1 month: June 30
 
 
-def test_length_of_bytea_counts_bytes(conn, sample):
-    got = rows(conn, "SELECT id, length(value) " + ORD_MAY30 + " ORDER BY id")
+def test_octet_length_of_value_counts_bytes(conn, sample):
+    # The demo declares value json: length(json) does not exist (PostgreSQL's 42883), and the
+    # octets of its text are the document's bytes.
+    with pytest.raises(adbc_driver_manager.ProgrammingError, match=r"function length\(json\) does not exist"):
+        rows(conn, "SELECT id, length(value) " + ORD_MAY30)
+    got = rows(conn, "SELECT id, octet_length(value::text) " + ORD_MAY30 + " ORDER BY id")
     want = sample.db.execute(
         "SELECT id, octet_length(json_object('delay', delay, 'distance', distance, 'destination', destination)::VARCHAR::BLOB) "
         "FROM flights WHERE origin = 'ORD' AND ts >= '2001-05-30' AND ts < '2001-06-01' ORDER BY id").fetchall()
