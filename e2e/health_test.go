@@ -148,7 +148,15 @@ func TestHealthFollowsPostgres(t *testing.T) {
 	// once; the probe's own bound is two seconds, server/health.go).
 	took := waitHealth(healthpb.HealthCheckResponse_NOT_SERVING, interval+2*time.Second+500*time.Millisecond)
 	t.Logf("NOT_SERVING %v after PostgreSQL stopped (probe interval %v)", took, interval)
-	if out := rep.proc.Output(); !strings.Contains(out, `health: store unreachable`) || !strings.Contains(out, `store="hot store"`) {
+	// The log line follows the status it reports: wait for it a moment (it was read once before
+	// the server had written it, on a loaded machine).
+	named := func(out string) bool {
+		return strings.Contains(out, `health: store unreachable`) && strings.Contains(out, `store="hot store"`)
+	}
+	for deadline := time.Now().Add(3 * time.Second); !named(rep.proc.Output()) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := rep.proc.Output(); !named(out) {
 		t.Fatalf("the log does not name the hot store as unreachable:\n%s", out)
 	}
 	_, err = rowsNow()
