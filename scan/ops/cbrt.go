@@ -4,7 +4,7 @@ import "math"
 
 // cbrt is PostgreSQL 15's cbrt(double precision) (dcbrt), which answers the C library's
 // cbrt: on the GNU C library (Debian's and most Linux builds' PostgreSQL) its
-// sysdeps/ieee754/dbl-64 cbrt, computed here step by step in the same double precision
+// double-precision cbrt, computed here step by step in the same double precision
 // operations (a polynomial guess u of the cube root of the mantissa xm in [0.5, 1), one
 // Halley step u·(u³ + 2·xm)/(2·u³ + xm), times 2^(e mod 3 / 3), scaled by 2^(e/3)) so that
 // every result is the same double, last bit included (Go's math.Cbrt differs from it in the

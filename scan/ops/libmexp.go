@@ -3,7 +3,7 @@ package ops
 import "math"
 
 // PostgreSQL 15's exp(double precision) (dexp) answers the C library's exp. On the GNU C
-// library of Debian 12 (2.36) that is sysdeps/ieee754/dbl-64's exp (the table-driven
+// library of Debian 12 (2.36) that is its double-precision exp (the table-driven
 // algorithm of Arm's optimized-routines, under 0.52 ULP), in the variant the x86-64 build
 // selects on processors with fused multiply-add, compiled so that a product feeding a sum is
 // one fused multiply-add. glibcExp repeats it operation for operation so that every result is

@@ -4,7 +4,7 @@ import "math"
 
 // PostgreSQL 15's ln(double precision) (dlog1) and log(double precision) (dlog10) answer the
 // C library's log and log10. On the GNU C library of Debian 12 (2.36) log is
-// sysdeps/ieee754/dbl-64's log (the table-driven algorithm of Arm's optimized-routines, under
+// its double-precision log (the table-driven algorithm of Arm's optimized-routines, under
 // 0.52 ULP) in the variant the x86-64 build selects on processors with fused multiply-add,
 // compiled so that a product feeding a sum is one fused multiply-add; log10 is the older
 // fdlibm method on top of it (x = 2^n·m, log10(x) = n·log10(2) + log(m)/ln(10)), built

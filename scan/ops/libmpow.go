@@ -4,7 +4,7 @@ import "math"
 
 // PostgreSQL 15's power(double precision, double precision) and ^ (dpow) answer the C
 // library's pow for finite arguments. On the GNU C library of Debian 12 (2.36) that is
-// sysdeps/ieee754/dbl-64's pow (Arm's optimized-routines algorithm, under 0.52 ULP) in the
+// its double-precision pow (Arm's optimized-routines algorithm, under 0.52 ULP) in the
 // variant the x86-64 build selects on processors with fused multiply-add, compiled so that a
 // product feeding a sum is one fused multiply-add. glibcPow repeats it operation for operation
 // so that every result is the same double, last bit included (Go's math.Pow differs in the
