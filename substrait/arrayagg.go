@@ -25,16 +25,8 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if fc.GetAggWithinGroup() {
 		return bval{}, errorf(InvalidArgument, "array_agg is not an ordered-set aggregate, so it cannot have WITHIN GROUP")
 	}
-	if containsAggregate(args[0]) {
-		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
-	}
-	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	filter, err := bd.aggFilter(fc, ac)
-	if err != nil {
-		return bval{}, err
-	}
-	xv, err := bd.bindExpr(args[0], ac.in)
+	filter, xv, err := bd.collectInput(fc, ac)
 	if err != nil {
 		return bval{}, err
 	}
@@ -139,16 +131,9 @@ func (bd *binder) jsonAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return bval{}, errorf(InvalidArgument, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name)
 	case fc.GetAggDistinct():
 		return bval{}, unimplemented(name + "(DISTINCT …)")
-	case containsAggregate(args[0]):
-		return bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
 	}
-	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	filter, err := bd.aggFilter(fc, ac)
-	if err != nil {
-		return bval{}, err
-	}
-	v, err := bd.bindExpr(args[0], ac.in)
+	filter, v, err := bd.collectInput(fc, ac)
 	if err != nil {
 		return bval{}, err
 	}
@@ -202,4 +187,21 @@ func (bd *binder) jsonAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		return res, err
 	}
 	return bd.jsonIn(arr)
+}
+
+// collectInput binds the FILTER of fc, a collecting aggregate (array_agg, string_agg, json_agg,
+// jsonb_agg), and its first argument over ac's input: an aggregate inside that argument is
+// nested (42803). It leaves bd.agg nil, so that the rest of the call (its ORDER BY) binds over
+// the input too; the caller restores bd.agg = ac when it is done.
+func (bd *binder) collectInput(fc *pg.FuncCall, ac *aggCtx) (filter expr.Expression, v bval, err error) {
+	arg := fc.GetArgs()[0]
+	if containsAggregate(arg) {
+		return nil, bval{}, errorf(InvalidArgument, "aggregate function calls cannot be nested")
+	}
+	bd.agg = nil
+	if filter, err = bd.aggFilter(fc, ac); err != nil {
+		return nil, bval{}, err
+	}
+	v, err = bd.bindExpr(arg, ac.in)
+	return filter, v, err
 }

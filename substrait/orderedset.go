@@ -276,13 +276,8 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if !ok {
 		return bval{}, unimplemented("string_agg with a separator that is not a text constant")
 	}
-	bd.agg = nil
 	defer func() { bd.agg = ac }()
-	filter, err := bd.aggFilter(fc, ac)
-	if err != nil {
-		return bval{}, err
-	}
-	v, err := bd.bindExpr(args[0], ac.in)
+	filter, v, err := bd.collectInput(fc, ac)
 	if err != nil {
 		return bval{}, err
 	}
