@@ -316,6 +316,11 @@ func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64
 		if n.proj, err = compileAll(rebased, n.readSch, l.ext); err != nil {
 			return nil, err
 		}
+		if agg != nil {
+			if err := guardAggInputs(agg.spec, n.proj); err != nil {
+				return nil, err
+			}
+		}
 		n.projSch = exprSchema(n.proj, names)
 		for _, e := range n.proj {
 			n.rowBytes += e.RowBytes()

@@ -79,6 +79,9 @@ func (l *lowerer) aggregateInFragments(in node, spec aggregate.Spec, inputs []ex
 	if err != nil {
 		return nil, false, err
 	}
+	if err := guardAggInputs(spec, exprs); err != nil {
+		return nil, false, err
+	}
 	a := &joinAgg{sel: sel, exprs: exprs, proj: exprSchema(exprs, nil), spec: spec}
 	if a.schema, err = aggregate.OutputSchema(a.proj, spec); err != nil {
 		return nil, false, err

@@ -442,7 +442,7 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return spec, nil, unsupported("aggregate phase %v", f.Phase())
 		}
-		am := aggregate.Measure{Arg: -1, Filter: -1, Name: fmt.Sprintf("measure%d", i)}
+		am := aggregate.Measure{Arg: -1, Arg2: -1, Filter: -1, Name: fmt.Sprintf("measure%d", i)}
 		switch f.Name() {
 		case "count":
 			am.Func = aggregate.CountStar
@@ -551,6 +551,33 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 		spec.Measures = append(spec.Measures, am)
 	}
 	return spec, inputs, nil
+}
+
+// guardAggInputs guards the compiled inputs of spec's measures that have a FILTER (their
+// arguments and ORDER BY keys) by the filter's column (ops.Expr.Guarded): PostgreSQL evaluates
+// an aggregate's arguments only on the rows its FILTER passes. inputs are aggregateSpec's,
+// compiled in its order; guarded ones are replaced in place.
+func guardAggInputs(spec aggregate.Spec, inputs []*ops.Expr) error {
+	for _, m := range spec.Measures {
+		if m.Filter < 0 {
+			continue
+		}
+		args := []int{m.Arg, m.Arg2}
+		for _, k := range m.Keys {
+			args = append(args, k.Arg)
+		}
+		for _, a := range args {
+			if a < 0 || a >= len(inputs) || a == m.Filter {
+				continue
+			}
+			g, err := inputs[a].Guarded(inputs[m.Filter])
+			if err != nil {
+				return err
+			}
+			inputs[a] = g
+		}
+	}
+	return nil
 }
 
 // regressionFuncs are the executor's binary aggregates by their names.

@@ -300,6 +300,9 @@ func newAggregate(in node, spec aggregate.Spec, inputs []expr.Expression, ext ex
 	if err != nil {
 		return nil, err
 	}
+	if err := guardAggInputs(spec, compiled); err != nil {
+		return nil, err
+	}
 	proj := exprSchema(compiled, nil)
 	out, err := aggregate.OutputSchema(proj, spec)
 	if err != nil {

@@ -240,6 +240,9 @@ func planShred(n *routedNode, filters, outputs []expr.Expression, ext expr.Exten
 		if sp.proj, ok = compileAll(outputs); !ok {
 			return nil
 		}
+		if n.agg != nil && guardAggInputs(*n.agg, sp.proj) != nil {
+			return nil
+		}
 	}
 	sp.used = filterUse(sp.sch.NumFields(), sp.filters, sp.proj, n.sel)
 	for _, f := range sp.fields {

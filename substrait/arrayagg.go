@@ -46,9 +46,7 @@ func (bd *binder) arrayAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, fmt.Errorf("bind array_agg: %w", err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN})
-	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	return typed(ac.measure(bd.b.Measure(f, filter), &types.ListType{Type: x.GetType().WithNullability(nullableN), Nullability: nullableN})), nil
 }
 
 // arrayAggElem is the element of array_agg(xv) as the executor takes it: text (character(n)
@@ -169,9 +167,7 @@ func (bd *binder) jsonAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, strType())
-	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	ref := ac.measure(bd.b.Measure(f, filter), strType())
 	open, err := bd.fn(URNPostgres, "concat_strict", strType(), expr.NewPrimitiveLiteral("[", false), ref)
 	if err != nil {
 		return bval{}, err

@@ -160,18 +160,20 @@ func starQual(i int, qual string) string {
 	return "\x00" + strconv.Itoa(i) + "\x00" + qual
 }
 
-// lookup resolves a (possibly qualified) column name.
+// lookup resolves a (possibly qualified) column name. Names and qualifiers match exactly, as
+// PostgreSQL compares identifiers after folding unquoted ones to lower case (the parser has
+// folded them): `FROM flights "T"` is not qualified by `t`, which is 42P01.
 func (s *scope) lookup(qual, name string) (int, error) {
 	if rest, ok := strings.CutPrefix(qual, "\x00"); ok {
 		idx, q, _ := strings.Cut(rest, "\x00")
-		if i, err := strconv.Atoi(idx); err == nil && i < len(s.cols) && s.cols[i].name == name && strings.EqualFold(s.cols[i].qual, q) {
+		if i, err := strconv.Atoi(idx); err == nil && i < len(s.cols) && s.cols[i].name == name && s.cols[i].qual == q {
 			return i, nil
 		}
 		qual = q
 	}
 	found := -1
 	for i, c := range s.cols {
-		if c.name != name || (qual != "" && !strings.EqualFold(c.qual, qual)) || (qual == "" && c.hidden) {
+		if c.name != name || (qual != "" && c.qual != qual) || (qual == "" && c.hidden) {
 			continue
 		}
 		if found >= 0 {
@@ -181,7 +183,7 @@ func (s *scope) lookup(qual, name string) (int, error) {
 	}
 	if found < 0 && qual == "" {
 		for i, c := range s.cols {
-			if c.scalar && !c.hidden && strings.EqualFold(c.qual, name) {
+			if c.scalar && !c.hidden && c.qual == name {
 				if found >= 0 {
 					return -1, quoting(InvalidArgument, "42702", "column reference %q is ambiguous", name)
 				}
@@ -192,7 +194,7 @@ func (s *scope) lookup(qual, name string) (int, error) {
 	if found < 0 {
 		if qual != "" {
 			for _, c := range s.cols {
-				if strings.EqualFold(c.qual, qual) {
+				if c.qual == qual {
 					return -1, quoting(InvalidArgument, "42703", "column %q does not exist", qual+"."+name)
 				}
 			}
@@ -1100,7 +1102,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 			}
 			found := false
 			for i, c := range sc.cols {
-				if (qual != "" && !strings.EqualFold(c.qual, qual)) || (qual == "" && c.hidden) {
+				if (qual != "" && c.qual != qual) || (qual == "" && c.hidden) {
 					continue
 				}
 				found = true

@@ -1176,7 +1176,7 @@ func (bd *binder) noteWholeRow(sc *scope, name string, err error) {
 			return
 		}
 	}
-	if slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && strings.EqualFold(c.qual, name) }) {
+	if slices.ContainsFunc(sc.cols, func(c col) bool { return !c.hidden && c.qual != "" && c.qual == name }) {
 		if bd.wholeRows == nil {
 			bd.wholeRows = map[string]*Error{}
 		}

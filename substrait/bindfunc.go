@@ -94,7 +94,7 @@ type aggCtx struct {
 	built    bool // the AggregateRel is built: no more measures (dscale.go)
 }
 
-// outType returns the types of the aggregate's output so far.
+// scope is the aggregate's output so far: the groups, then the measures, by their types.
 func (ac *aggCtx) scope() *scope {
 	sc := &scope{}
 	for _, g := range ac.groups {
@@ -104,6 +104,14 @@ func (ac *aggCtx) scope() *scope {
 		sc.cols = append(sc.cols, col{typ: t})
 	}
 	return sc
+}
+
+// measure adds m, whose output type is out, to the aggregation's measures and returns the
+// reference to its output in the aggregate's scope (after the groups and earlier measures).
+func (ac *aggCtx) measure(m plan.AggRelMeasure, out types.Type) expr.Expression {
+	ac.measures = append(ac.measures, m)
+	ac.mtypes = append(ac.mtypes, out)
+	return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
 }
 
 // groupExpr binds one GROUP BY item: an ordinal or output name of the select list, or an
@@ -454,9 +462,7 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, out)
-	v := typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1))
+	v := typed(ac.measure(bd.b.Measure(f, filter), out))
 	if name == "avg" && familyOf(out) == famNumeric {
 		v.ds = bd.avgDisplayScale(fc, ac)
 	}
@@ -495,9 +501,7 @@ func (bd *binder) maxScaleMeasure(v bval, x expr.Expression, invocation types.Ag
 	if err != nil {
 		return nil, fmt.Errorf("bind sum: %w", err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, i32Type().WithNullability(nullableN))
-	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	ref := ac.measure(bd.b.Measure(f, filter), i32Type().WithNullability(nullableN))
 	return func() (expr.Expression, error) { return ref, nil }, nil
 }
 
@@ -535,9 +539,7 @@ func (bd *binder) rawNumericAggregate(name string, n *pg.Node, filter expr.Expre
 		if err != nil {
 			return nil, fmt.Errorf("bind %s: %w", name, err)
 		}
-		ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-		ac.mtypes = append(ac.mtypes, out)
-		return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1), nil
+		return ac.measure(bd.b.Measure(f, filter), out), nil
 	}
 	sum, err := add(extensions.ID{URN: extensions.SubstraitDefaultURNPrefix + "functions_arithmetic_decimal", Name: "sum"}, numType(rawNumericScale), x)
 	if err != nil {

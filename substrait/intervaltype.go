@@ -438,9 +438,7 @@ func (bd *binder) justify(name string, v bval) (bval, error) {
 // by make_interval over the aggregate's output.
 func (bd *binder) intervalSum(avg bool, arg, filter expr.Expression, ac *aggCtx) (bval, error) {
 	measure := func(f *expr.AggregateFunction, out types.Type) expr.Expression {
-		ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-		ac.mtypes = append(ac.mtypes, out)
-		return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+		return ac.measure(bd.b.Measure(f, filter), out)
 	}
 	var fields [3]expr.Expression
 	for i, name := range []string{"interval_months", "interval_days", "interval_nanos"} {

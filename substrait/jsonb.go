@@ -709,9 +709,7 @@ func (bd *binder) jsonbGroupValue(e bval, ac *aggCtx) (bval, bool, error) {
 		if err != nil {
 			return bval{}, true, fmt.Errorf("bind GROUP BY jsonb: %w", err)
 		}
-		ac.measures = append(ac.measures, bd.b.Measure(f, nil))
-		ac.mtypes = append(ac.mtypes, binType().WithNullability(nullableN))
-		out.e = ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+		out.e = ac.measure(bd.b.Measure(f, nil), binType().WithNullability(nullableN))
 	case containsExpr(ac.nulled, key):
 		out.e = expr.NewNullLiteral(binType().WithNullability(nullableN))
 	default:

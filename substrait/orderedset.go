@@ -147,13 +147,10 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
 	if multi {
-		ac.mtypes = append(ac.mtypes, &types.ListType{Type: work.WithNullability(nullableN), Nullability: nullableN})
-		return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+		return typed(ac.measure(bd.b.Measure(f, filter), &types.ListType{Type: work.WithNullability(nullableN), Nullability: nullableN})), nil
 	}
-	ac.mtypes = append(ac.mtypes, work)
-	ref := ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	ref := ac.measure(bd.b.Measure(f, filter), work)
 	if name == "percentile_cont" || sameType(work, at) {
 		if nullFrac {
 			return typed(expr.NewNullLiteral(work.WithNullability(nullableN))), nil
@@ -302,9 +299,7 @@ func (bd *binder) stringAggMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 	if err != nil {
 		return bval{}, fmt.Errorf("bind string_agg: %w", err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, strType())
-	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	return typed(ac.measure(bd.b.Measure(f, filter), strType())), nil
 }
 
 // stringAggValue is the value of string_agg(v, delimiter) as the executor takes it: text (an

@@ -37,9 +37,7 @@ func (bd *binder) regrMeasure(name string, fc *pg.FuncCall, filter expr.Expressi
 	if err != nil {
 		return bval{}, fmt.Errorf("bind %s: %w", name, err)
 	}
-	ac.measures = append(ac.measures, bd.b.Measure(f, filter))
-	ac.mtypes = append(ac.mtypes, out)
-	return typed(ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)), nil
+	return typed(ac.measure(bd.b.Measure(f, filter), out)), nil
 }
 
 // regrArgs binds the arguments (Y, X) of the binary aggregate name over sc as PostgreSQL's

@@ -84,6 +84,9 @@ type Expr struct {
 	bare     int
 	varOut   bool
 	litBytes int64
+	// guard, when set (Guarded), is the condition that decides on which rows e is evaluated
+	// when evaluating it on every row fails.
+	guard *Expr
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -288,6 +291,14 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
+	if e.guard != nil {
+		return e.evalGuarded(ctx, batch, mem)
+	}
+	return e.eval(ctx, batch, mem)
+}
+
+// eval is Eval without e's guard.
+func (e *Expr) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
 	if !sameTypes(batch.Schema(), e.in) {
 		return nil, fmt.Errorf("ops: evaluate: the batch's columns %s are not the expression's input %s", batch.Schema(), e.in)
 	}

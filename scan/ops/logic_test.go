@@ -72,3 +72,67 @@ func TestShortCircuit(t *testing.T) {
 		}
 	}
 }
+
+// TestGuarded: an expression guarded by a condition (an aggregate's argument under its FILTER)
+// answers on the rows the condition passes and never fails on the others; a failure on a row
+// it passes stands. Over rn = 0…19 in batches of 10, 100 / (rn - 7) divides by zero at rn = 7.
+func TestGuarded(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t, 0)
+	p := newPlanner(t)
+	lit := func(v int64) expr.Expression { return expr.NewPrimitiveLiteral(v, false) }
+	compile := func(e expr.Expression) *ops.Expr { return p.compile(e)[0][0] }
+	quotient := compile(p.fn(urnArithmetic, "divide", lit(100), p.fn(urnArithmetic, "subtract", p.ref(0), lit(7))))
+	for _, c := range []struct {
+		name  string
+		guard expr.Expression
+		fails bool
+	}{
+		{"guard excludes the row", p.fn(urnComparison, "not_equal", p.ref(0), lit(7)), false},
+		{"guard passes the row", p.fn(urnComparison, "gt", p.ref(0), lit(3)), true},
+		{"guard passes nothing", p.fn(urnComparison, "lt", p.ref(0), lit(0)), false},
+	} {
+		cond := compile(c.guard)
+		g, err := quotient.Guarded(cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := drain(t, seqSource(t, mem, 20, sizesOf(20, 10)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for bi, b := range bs {
+			got, err := g.Eval(ctx, b, mem)
+			var de *ops.DataError
+			if c.fails && bi == 0 {
+				if !errors.As(err, &de) || de.Code != "22012" {
+					t.Errorf("%s: batch %d: %v, want division by zero (22012)", c.name, bi, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: batch %d: %v", c.name, bi, err)
+			}
+			passes, err := cond.Eval(ctx, b, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range int(b.NumRows()) {
+				rn := int64(bi*10 + i)
+				pass := passes.IsValid(i) && passes.(interface{ Value(int) bool }).Value(i)
+				switch {
+				case pass && (got.IsNull(i) || got.(interface{ Value(int) int64 }).Value(i) != 100/(rn-7)):
+					t.Errorf("%s: rn %d: %v, want %d", c.name, rn, got, 100/(rn-7))
+				case !pass && rn == 7 && got.IsValid(i):
+					t.Errorf("%s: rn 7 answered %v", c.name, got)
+				}
+			}
+			passes.Release()
+			got.Release()
+		}
+		releaseBatches(bs)
+	}
+	if _, err := quotient.Guarded(quotient); err == nil {
+		t.Error("a guard of type int64 was accepted")
+	}
+}
