@@ -1046,9 +1046,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
-		if bpchar[i] != 0 {
-			proj.sc.cols[i].bpchar = bpchar[i]
-		}
+		// Set, not kept: a select list that passes its input through (project's identity
+		// path) carries the input's kinds, and x::text of a character(n) column is x's
+		// reference itself, text without the padding (bpchar.go).
+		proj.sc.cols[i].bpchar = bpchar[i]
 		proj.sc.cols[i].typmod = typmod[i]
 	}
 	for k, i := range scaleOf {
