@@ -40,3 +40,41 @@ func TestCharCastFromDerivedAsPostgres(t *testing.T) {
 		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
 	}
 }
+
+// TestFalseConjunctFoldsFirstAsPostgres: a constant conjunct folding to false decides a WHERE
+// before the conjuncts after it are folded (PostgreSQL's simplify_and_arguments), in a routed
+// read whose conjuncts the fragments evaluate one by one, in a join's residual and over a
+// generator; one before the false that raises is still the error, a NULL decides nothing, and
+// a nested OR holding a constant true decides the OR around it (trial 31 D1).
+func TestFalseConjunctFoldsFirstAsPostgres(t *testing.T) {
+	ctx, pg, clients := avgEnv(t)
+	const w = " FROM flights WHERE origin = 'ORD' AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 02:00'"
+	const d = "(value->>'delay')::int"
+	qs := []string{
+		"SELECT count(*)" + w + " AND 1 = 2 AND 1/0 = 1",
+		"SELECT count(*)" + w + " AND (1 = 2 AND 1/0 = 1)",
+		"SELECT count(*) FROM flights WHERE origin = 'ORD' AND 1 = 2 AND timestamp >= '2001-04-01' AND timestamp < '2001-04-01 02:00' AND 1/0 = 1",
+		"SELECT count(*)" + w + " AND " + d + " > 0 AND 1 = 2 AND 1/0 = 1",
+		"SELECT count(*)" + w + " AND 1 = 2 AND " + d + " > 1/0",
+		"SELECT count(*)" + w + " AND (COALESCE(0, 7) <> 0 AND 100 / sign(0) > 1)",
+		"SELECT count(*)" + w + " AND ((" + d + " > 0 OR (" + d + " > 5 OR 1 = 1)) OR 1/0 = 1)",
+		"SELECT id" + w + " AND 1 = 2 AND 1/0 = 1",
+		"SELECT value->>'destination', count(*)" + w + " AND 1 = 2 AND 1/0 = 1 GROUP BY 1",
+		"SELECT count(*) FROM (SELECT *" + w + ") s WHERE 1 = 2 AND 1/0 = 1",
+		"SELECT count(*) FROM flights f JOIN (VALUES ('ORD')) v(o) ON f.origin = v.o WHERE f.timestamp >= '2001-04-01' AND f.timestamp < '2001-04-01 02:00' AND f.origin = 'ORD' AND 1 = 2 AND 1/0 = 1",
+		"SELECT count(*) FROM generate_series(1, 3) a JOIN generate_series(1, 3) b ON a = b WHERE 1 = 2 AND 1/0 = 1",
+		"SELECT count(*) FROM generate_series(1, 3) a LEFT JOIN generate_series(1, 3) b ON a = b AND 1 = 2 AND 1/0 = 1",
+		"SELECT count(*) FROM generate_series(1, 10) g WHERE (g > 0 AND 1 = 2) AND 1/0 = 1",
+	}
+	for _, cl := range clients {
+		comparePG(t, ctx, pg, one(cl.c), sameSQL(pgText, qs...)...)
+		for _, q := range []string{
+			"SELECT count(*)" + w + " AND 1/0 = 1 AND 1 = 2",
+			"SELECT count(*)" + w + " AND " + d + " > 1/0 AND 1 = 2",
+			"SELECT count(*)" + w + " AND NULL AND 1/0 = 1",
+			"SELECT count(*) FROM generate_series(1, 3) a LEFT JOIN generate_series(1, 3) b ON a = b AND 1/0 = 1 AND 1 = 2",
+		} {
+			refusedWithState(t, ctx, cl.c, pg, q, "22012")
+		}
+	}
+}

@@ -197,8 +197,17 @@ func (f *folder) check(e expr.Expression) error {
 }
 
 // checkAndOr is check of an AND or OR call: its operands in order, up to the first constant
-// one that decides the whole (false for AND, true for OR).
+// one that decides the whole (false for AND, true for OR). An operand that is itself an AND
+// (OR) is walked in place, as the planner flattens nested ANDs (ORs) before folding their
+// operands (simplify_and_arguments, simplify_or_arguments): `(x > 0 AND 1 = 2) AND 1/0 = 1`
+// is false, its 1/0 never folded.
 func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
+	_, err := f.checkAndOrDecided(v)
+	return err
+}
+
+// checkAndOrDecided is checkAndOr, reporting whether a constant operand decided v.
+func (f *folder) checkAndOrDecided(v *expr.ScalarFunction) (bool, error) {
 	decides := v.Name() == "or"
 	for i := range v.NArgs() {
 		a, ok := v.Arg(i).(expr.Expression)
@@ -206,20 +215,70 @@ func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
 			continue
 		}
 		if !f.constant[a] {
+			if sf, ok := a.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == v.Name() {
+				if decided, err := f.checkAndOrDecided(sf); err != nil || decided {
+					return decided, err
+				}
+				continue
+			}
 			if err := f.check(a); err != nil {
-				return err
+				return false, err
 			}
 			continue
 		}
 		b, valid, err := f.constBool(a)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if valid && b == decides {
-			return nil
+			return true, nil
 		}
 	}
-	return nil
+	return false, nil
+}
+
+// FoldConjuncts is es, the conjuncts of a condition over rows of in (a WHERE split at its
+// ANDs, in order), as PostgreSQL's planner folds their conjunction (simplify_and_arguments):
+// the data exceptions of each one's folded constants raised in order (a *DataError), up to
+// the first conjunct that is a constant folding to false, which decides the whole: es is then
+// that false alone, and the conjuncts after it are never folded, so that a caller compiling
+// each conjunct alone (ops.FilterAll's stages) raises no error the conjunction does not.
+// `1 = 2 AND 1/0 = 1` is false; `1/0 = 1 AND 1 = 2` raises 22012, as in PostgreSQL. ext
+// resolves the function anchors, as Compile's.
+func FoldConjuncts(es []expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) ([]expr.Expression, error) {
+	if len(es) < 2 || in == nil {
+		return es, nil
+	}
+	c := newCompiler(in, ext, nil)
+	defer c.empty.Release()
+	f := folder{c: c, constant: map[expr.Expression]bool{}}
+	defer f.release()
+	for _, e := range es {
+		if e == nil || !e.IsScalar() {
+			return es, nil
+		}
+		if !f.mark(e) {
+			if sf, ok := e.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == "and" {
+				// An AND left unsplit is flattened in place, as the planner does.
+				if decided, err := f.checkAndOrDecided(sf); err != nil || decided {
+					return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, err
+				}
+				continue
+			}
+			if err := f.check(e); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b, valid, err := f.constBool(e)
+		if err != nil {
+			return nil, err
+		}
+		if valid && !b {
+			return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, nil
+		}
+	}
+	return es, nil
 }
 
 // constBool folds the constant boolean e as the planner does: the errors of its folding
