@@ -208,14 +208,22 @@ func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
 
 // checkAndOrDecided is checkAndOr, reporting whether a constant operand decided v.
 func (f *folder) checkAndOrDecided(v *expr.ScalarFunction) (bool, error) {
-	decides := v.Name() == "or"
+	args := make([]expr.Expression, 0, v.NArgs())
 	for i := range v.NArgs() {
-		a, ok := v.Arg(i).(expr.Expression)
-		if !ok {
-			continue
+		if a, ok := v.Arg(i).(expr.Expression); ok {
+			args = append(args, a)
 		}
-		if !f.constant[a] {
-			if sf, ok := a.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == v.Name() {
+	}
+	return f.checkOperands(v.Name(), args)
+}
+
+// checkOperands is checkAndOrDecided of the operands args of an AND or OR (name "and" or
+// "or"), in order.
+func (f *folder) checkOperands(name string, args []expr.Expression) (bool, error) {
+	decides := name == "or"
+	for _, a := range args {
+		if !f.isConstant(a) {
+			if sf, ok := a.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == name {
 				if decided, err := f.checkAndOrDecided(sf); err != nil || decided {
 					return decided, err
 				}
@@ -257,26 +265,13 @@ func FoldConjuncts(es []expr.Expression, in *arrow.Schema, ext expr.ExtensionReg
 		if e == nil || !e.IsScalar() {
 			return es, nil
 		}
-		if !f.mark(e) {
-			if sf, ok := e.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == "and" {
-				// An AND left unsplit is flattened in place, as the planner does.
-				if decided, err := f.checkAndOrDecided(sf); err != nil || decided {
-					return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, err
-				}
-				continue
-			}
-			if err := f.check(e); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		b, valid, err := f.constBool(e)
-		if err != nil {
-			return nil, err
-		}
-		if valid && !b {
-			return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, nil
-		}
+	}
+	decided, err := f.checkOperands("and", es)
+	switch {
+	case err != nil:
+		return nil, err
+	case decided:
+		return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, nil
 	}
 	return es, nil
 }
