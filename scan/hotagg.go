@@ -350,6 +350,12 @@ func (s *storeStream) askHot() error {
 	h := s.n.hot
 	answers := make([]routing.RowAnswer, len(units))
 	batch := hotBatchSize(len(units), s.fanout)
+	summed := h.summable() && s.n.src.Present != nil
+	if summed {
+		// Every partition in range, merged into one state: one request, which a store may
+		// answer at once (routing.RowAggregate.Summed).
+		batch = len(units)
+	}
 	chunks := (len(units) + batch - 1) / batch
 	err := s.each(chunks, "hot row aggregate", func(c int) error {
 		lo, hi := c*batch, min((c+1)*batch, len(units))
@@ -374,7 +380,7 @@ func (s *storeStream) askHot() error {
 		}
 		s.rt.started.Add(int64(hi - lo))
 		res := s.rt.mem.Reserve(0)
-		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
+		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem, summed))
 		res.Release()
 		switch {
 		case errors.Is(err, routing.ErrNoAggregate):
@@ -455,11 +461,26 @@ func (s *storeStream) askHot() error {
 }
 
 // request is the row-aggregate request of a fragment over rng, its batches allocated from
-// alloc.
-func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator) routing.RowAggregate {
+// alloc; summed as routing.RowAggregate.Summed.
+func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator, summed bool) routing.RowAggregate {
 	q := h.q
-	q.Range, q.Alloc = rng, alloc
+	q.Range, q.Alloc, q.Summed = rng, alloc, summed
 	return q
+}
+
+// summable reports whether the buckets' partial states may be answered merged into one
+// (routing.RowAggregate.Summed): an ungrouped aggregate, whose final aggregate only merges
+// them, and whose state columns are all the store's (no partition key, no hotZero column).
+func (h *hotAggregate) summable() bool {
+	if h.q.Grouped || len(h.q.Groups) > 0 {
+		return false
+	}
+	for _, c := range h.from {
+		if c < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // combineRows is the most rows combine puts in one batch.
@@ -533,6 +554,9 @@ func (h *hotAggregate) combine(as []routing.RowAnswer, us []unit, partial *arrow
 		return nil
 	}
 	for k, a := range as {
+		if a.Reader == nil {
+			continue // merged into another answer's state (RowAnswer.Summed)
+		}
 		for a.Reader.Next() {
 			b := a.Reader.RecordBatch()
 			if !b.Schema().Equal(h.q.Schema) {
