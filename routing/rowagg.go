@@ -299,6 +299,21 @@ func (q RowAggregate) Validate() error {
 	return nil
 }
 
+// CountsOnly reports whether q asks count(*) alone (one or more times), with no filter and no
+// group: the shape a store may answer for many buckets at once from the table's count over
+// the range when q is Summed (routing/cockroach/rowagg.go, "Summed counts").
+func (q RowAggregate) CountsOnly() bool {
+	if q.Grouped || len(q.Groups) > 0 || len(q.Filter) > 0 || len(q.Measures) == 0 {
+		return false
+	}
+	for _, m := range q.Measures {
+		if m.Func != RowCountStar || m.Filter != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Fields returns every JSON member q reads, each once, in first-use order.
 func (q RowAggregate) Fields() []string {
 	var out []string
@@ -351,6 +366,21 @@ func ReleaseAnswers(as []RowAnswer) {
 // Safe for concurrent use.
 type RowAggregator interface {
 	AggregateRows(ctx context.Context, bs []BucketID, q RowAggregate) ([]RowAnswer, error)
+}
+
+// SummedCounter is the optional capability of a RowAggregator that answers a Summed,
+// CountsOnly request over many buckets with one statement whatever their number (the
+// cockroach store on PostgreSQL: routing/cockroach/rowagg.go, "Summed counts"), so a caller
+// asks every bucket in one request rather than many at once.
+type SummedCounter interface {
+	SumsCounts() bool
+}
+
+// SumsCounts reports whether t's hot store answers a Summed, CountsOnly row aggregate over
+// many buckets at once (SummedCounter).
+func (t *DurableTable) SumsCounts() bool {
+	sc, ok := t.hot.(SummedCounter)
+	return ok && sc.SumsCounts()
 }
 
 // AggregateRows answers q for buckets bs of t (one answer per bucket, in order) from the

@@ -351,9 +351,11 @@ func (s *storeStream) askHot() error {
 	answers := make([]routing.RowAnswer, len(units))
 	batch := hotBatchSize(len(units), s.fanout)
 	summed := h.summable() && s.n.src.Present != nil
-	if summed {
-		// Every partition in range, merged into one state: one request, which a store may
-		// answer at once (routing.RowAggregate.Summed).
+	if summed && h.q.CountsOnly() && s.n.src.Table.SumsCounts() {
+		// Every partition's count(*) in range, merged into one state: one request, which
+		// the store answers with one statement (PostgreSQL: one count of the range,
+		// routing/cockroach/rowagg.go, "Summed counts"); other shapes and stores stay many
+		// requests at once, answered bucket by bucket.
 		batch = len(units)
 	}
 	chunks := (len(units) + batch - 1) / batch

@@ -659,14 +659,20 @@ SELECT 0, NULL, NULL, false, 0, (
 			AND rec.event_time >= $6 AND rec.event_time < $7) AS x
 	WHERE route.i IS NULL OR route.state = 'archived')`
 
+var _ routing.SummedCounter = (*Store)(nil)
+
+// SumsCounts implements routing.SummedCounter: true on PostgreSQL (sqlSummedCount), false on
+// CockroachDB, which answers no row aggregate.
+func (s *Store) SumsCounts() bool { return s.product == "PostgreSQL" }
+
 // summedCount reports whether q is a Summed request that sqlSummedCount answers: count(*)
 // measures alone, no filter, no group.
 func summedCount(q routing.RowAggregate) bool {
-	if !q.Summed || q.Grouped || len(q.Groups) > 0 || len(q.Filter) > 0 || len(q.Measures) == 0 {
+	if !q.Summed || !q.CountsOnly() {
 		return false
 	}
-	for i, m := range q.Measures {
-		if m.Func != routing.RowCountStar || m.Filter != nil || q.Schema.Field(i).Type.ID() != arrow.INT64 {
+	for _, f := range q.Schema.Fields() {
+		if f.Type.ID() != arrow.INT64 {
 			return false
 		}
 	}
