@@ -339,7 +339,9 @@ func hotBatchSize(units, fanout int) int {
 }
 
 // askHot asks the hot stores for every unit's partial state, hotBatchSize buckets a request
-// and at most the fan-out requests at once (the coordinator's goroutine among the askers),
+// (all of them in one Summed request for a count(*) alone over every partition, on a store
+// that sums counts: routing.SummedCounter) and at most the fan-out requests at once (the
+// coordinator's goroutine among the askers),
 // then sets out to yield, in unit order, each run of answered buckets' partial states
 // (combine) and each run of buckets no store answered (archived, declined): through the
 // partial-aggregate port when the node has a store rewrite, else as row-reading fragments
