@@ -272,7 +272,9 @@ func TestHotRowAggregate(t *testing.T) {
 			}
 			// Counts of every partition (none pinned): on PostgreSQL one summed request for
 			// all the buckets (routing/cockroach/rowagg.go, "Summed counts"), its archived
-			// buckets (mixed) read from the archive; a range cutting buckets.
+			// buckets (mixed) read from the archive; then a range cutting buckets, with hot
+			// records after it (day 4), which PostgreSQL refuses to sum (ErrNotSummed): asked
+			// bucket by bucket.
 			for _, sql := range []string{
 				`SELECT count(*) FROM flights WHERE timestamp >= '2025-02-28' AND timestamp < '2025-03-07'`,
 				`SELECT count(*), count(*) FROM flights WHERE timestamp >= '2025-03-01T06:00:00Z' AND timestamp < '2025-03-04T12:00:00.0000005Z'`,

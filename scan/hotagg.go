@@ -339,30 +339,18 @@ func hotBatchSize(units, fanout int) int {
 }
 
 // askHot asks the hot stores for every unit's partial state, hotBatchSize buckets a request
-// (all of them in one Summed request for a count(*) alone over every partition, on a store
-// that sums counts: routing.SummedCounter) and at most the fan-out requests at once (the
-// coordinator's goroutine among the askers),
-// then sets out to yield, in unit order, each run of answered buckets' partial states
-// (combine) and each run of buckets no store answered (archived, declined): through the
-// partial-aggregate port when the node has a store rewrite, else as row-reading fragments
-// under the fan-out bound. Each request holds a ledger reservation (one fragment) while it
-// runs.
+// and at most the fan-out requests at once (the coordinator's goroutine among the askers) —
+// for a count(*) alone over every partition, on a store that sums counts
+// (routing.SummedCounter), first all of them in one Summed request, and so only if the store
+// refuses it (routing.ErrNotSummed) — then yields them (yieldHot). Each request holds a
+// ledger reservation (one fragment) while it runs.
 func (s *storeStream) askHot() error {
 	units := s.n.units
 	h := s.n.hot
 	answers := make([]routing.RowAnswer, len(units))
-	batch := hotBatchSize(len(units), s.fanout)
-	summed := h.summable() && s.n.src.Present != nil
-	if summed && h.q.CountsOnly() && s.n.src.Table.SumsCounts() {
-		// Every partition's count(*) in range, merged into one state: one request, which
-		// the store answers with one statement (PostgreSQL: one count of the range,
-		// routing/cockroach/rowagg.go, "Summed counts"); other shapes and stores stay many
-		// requests at once, answered bucket by bucket.
-		batch = len(units)
-	}
-	chunks := (len(units) + batch - 1) / batch
-	err := s.each(chunks, "hot row aggregate", func(c int) error {
-		lo, hi := c*batch, min((c+1)*batch, len(units))
+	// ask asks units[lo:hi] in one request (summed: routing.RowAggregate.Summed), its answers
+	// into answers[lo:hi].
+	ask := func(lo, hi int, summed bool) error {
 		// A chunk the route cache knows archived throughout is the partial-aggregate port's
 		// (AggregateRows would decline every bucket of it): no request is built.
 		archived := true
@@ -392,16 +380,46 @@ func (s *storeStream) askHot() error {
 				answers[i].Declined = true
 			}
 		case err != nil:
+			s.rt.started.Add(-int64(hi - lo))
 			return err
 		default:
 			copy(answers[lo:hi], as)
 		}
 		return nil
+	}
+	if h.summable() && s.n.src.Present != nil && h.q.CountsOnly() && s.n.src.Table.SumsCounts() {
+		// Every partition's count(*) in range, merged into one state: first one request,
+		// which the store answers with one statement (PostgreSQL: one count of the range,
+		// routing/cockroach/rowagg.go, "Summed counts") or refuses (ErrNotSummed); other
+		// shapes and stores, and a refusal, go as many requests at once, answered bucket by
+		// bucket.
+		err := ask(0, len(units), true)
+		switch {
+		case err == nil:
+			return s.yieldHot(answers)
+		case !errors.Is(err, routing.ErrNotSummed):
+			return err
+		}
+	}
+	batch := hotBatchSize(len(units), s.fanout)
+	chunks := (len(units) + batch - 1) / batch
+	err := s.each(chunks, "hot row aggregate", func(c int) error {
+		return ask(c*batch, min((c+1)*batch, len(units)), false)
 	})
 	if err != nil {
 		routing.ReleaseAnswers(answers)
 		return err
 	}
+	return s.yieldHot(answers)
+}
+
+// yieldHot sets out to yield, in unit order, each run of answered buckets' partial states
+// (combine) and each run of buckets no store answered (archived, declined): through the
+// partial-aggregate port when the node has a store rewrite, else as row-reading fragments
+// under the fan-out bound. It takes over the answers' readers.
+func (s *storeStream) yieldHot(answers []routing.RowAnswer) error {
+	units := s.n.units
+	h := s.n.hot
 	var outs []array.RecordReader
 	for i := 0; i < len(units); {
 		if !answers[i].Declined {

@@ -340,10 +340,7 @@ func (s *Store) AggregateRows(ctx context.Context, bs []routing.BucketID, q rout
 		}
 	}
 	if summedCount(q) {
-		out, ok, err := s.aggregateSummed(ctx, bs, q)
-		if ok || err != nil {
-			return out, err
-		}
+		return s.aggregateSummed(ctx, bs, q)
 	}
 	st, err := renderRows(bs[0].TableID, q)
 	if err != nil {
@@ -633,6 +630,13 @@ func numericInt(num *pgtype.Numeric) (*big.Int, bool) {
 // (aggregateRows), the same count is an index-only range a bucket, whose B-tree checks every
 // key column of every entry: bench's BenchmarkAnalyticalHot (bench/doc.go) measured it.
 //
+// The table's count reads its records outside the range too where a sequential scan reads
+// them, so it is taken only when no bucket of the table holding hot records lies outside the
+// range (the statement checks its route rows, in the same snapshot, through the archive
+// discovery index: the state and hot_deleted columns lead it; a bucket the range cuts is read
+// whole, at most two a partition); otherwise its answer is NULL, nothing is counted, and the
+// request is ErrNotSummed: the caller asks bucket by bucket, many requests at once.
+//
 // The difference counts exactly the asked hot buckets' records in the range because every
 // record lies inside its bucket's bounds (the write fence computes the bucket from the
 // record's event time: docs/pulpitum-v4.md §2, §3.1) and every record has a route row (the
@@ -649,7 +653,11 @@ const sqlSummedCount = `WITH keys AS (
 SELECT route.i, route.state, route.archive_object_key, route.hot_deleted, route.generation, NULL::INT8 AS n
 FROM route WHERE route.i IS NOT NULL AND route.state <> 'hot'
 UNION ALL
-SELECT 0, NULL, NULL, false, 0, (
+SELECT 0, NULL, NULL, false, 0, CASE WHEN EXISTS (
+	SELECT 1 FROM pulpitum_v4_bucket_metadata AS o
+	WHERE o.state = ANY ('{hot,archiving,archived}'::TEXT[]) AND NOT o.hot_deleted AND o.table_id = $1
+		AND (o.bucket_start >= $5 OR o.bucket_end <= $4)
+) THEN NULL ELSE (
 	SELECT count(*) FROM pulpitum_v4_records AS rec
 	WHERE rec.table_id = $1 AND rec.event_time >= $6 AND rec.event_time < $7
 ) - (
@@ -657,7 +665,7 @@ SELECT 0, NULL, NULL, false, 0, (
 		SELECT count(*) AS n FROM pulpitum_v4_records AS rec
 		WHERE rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key
 			AND rec.event_time >= $6 AND rec.event_time < $7) AS x
-	WHERE route.i IS NULL OR route.state = 'archived')`
+	WHERE route.i IS NULL OR route.state = 'archived') END`
 
 var _ routing.SummedCounter = (*Store)(nil)
 
@@ -679,13 +687,13 @@ func summedCount(q routing.RowAggregate) bool {
 	return true
 }
 
-// aggregateSummed answers a summedCount request over bs (distinct buckets of one table) with
+// aggregateSummed answers a summedCount request over bs (buckets of one table) with
 // sqlSummedCount: each bucket's route, the first bucket not archived holding the count of
-// every such bucket's records in q.Range, the others Summed. It reports false, with nothing
-// asked, for duplicate buckets, and false after the statement when the count is negative or
-// no bucket is there to hold it though it is not zero (records outside their bucket's
-// bounds: the caller then asks bucket by bucket).
-func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, bool, error) {
+// every such bucket's records in q.Range, the others Summed. routing.ErrNotSummed, nothing
+// answered, for duplicate buckets (nothing asked), for a table with hot records outside the
+// range (see sqlSummedCount), and for a count that is negative or that no bucket is there to
+// hold though it is not zero (records outside their bucket's bounds).
+func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
 	const op = "count bucket rows"
 	pks, keys := make([][]byte, len(bs)), make([]string, len(bs))
 	seen := make(map[string]struct{}, len(bs))
@@ -693,7 +701,7 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 		pks[i], keys[i] = b.PartitionKey, b.Key
 		id := string(b.PartitionKey) + "\x00" + b.Key
 		if _, dup := seen[id]; dup {
-			return nil, false, nil
+			return nil, routing.ErrNotSummed
 		}
 		seen[id] = struct{}{}
 	}
@@ -701,12 +709,12 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 	lo, hi, _ := routing.MicroBounds(q.Range, nil, false)
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer conn.Release()
 	rows, err := conn.Query(ctx, sqlSummedCount, bs[0].TableID, pks, keys, rs, re, lo, hi)
 	if err != nil {
-		return nil, false, s.classify(op, err)
+		return nil, s.classify(op, err)
 	}
 	defer rows.Close()
 	routes := make([]routing.Route, len(bs))
@@ -719,23 +727,23 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 	)
 	for rows.Next() {
 		if err := rows.Scan(&idx, &state, &key, &deleted, &gen, &total); err != nil {
-			return nil, false, s.classify(op, err)
+			return nil, s.classify(op, err)
 		}
 		if idx == 0 {
 			continue
 		}
 		if idx < 1 || idx > int64(len(bs)) || !state.Valid {
-			return nil, false, fmt.Errorf("%w: %s: a route row of bucket %d", routing.ErrOperationFailed, op, idx)
+			return nil, fmt.Errorf("%w: %s: a route row of bucket %d", routing.ErrOperationFailed, op, idx)
 		}
 		if routes[idx-1], err = routeFromRow(state.String, key, deleted, gen); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, s.classify(op, err)
+		return nil, s.classify(op, err)
 	}
 	if !total.Valid {
-		return nil, false, fmt.Errorf("%w: %s: no count", routing.ErrOperationFailed, op)
+		return nil, routing.ErrNotSummed // hot records outside the range
 	}
 	out := make([]routing.RowAnswer, len(bs))
 	holder := -1
@@ -751,7 +759,7 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 		}
 	}
 	if total.Int64 < 0 || holder < 0 && total.Int64 != 0 {
-		return nil, false, nil
+		return nil, routing.ErrNotSummed
 	}
 	if holder >= 0 {
 		alloc := q.Alloc
@@ -767,9 +775,9 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 		defer rec.Release()
 		r, err := array.NewRecordReader(q.Schema, []arrow.RecordBatch{rec})
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		out[holder].Reader = r
 	}
-	return out, true, nil
+	return out, nil
 }

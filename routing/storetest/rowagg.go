@@ -235,8 +235,9 @@ func rowRows(t *testing.T, r array.RecordReader, sc *arrow.Schema) [][]any {
 // cuts buckets, whether every bucket in the range is asked (a never-appended one among them)
 // or only some of them (another partition's records and a bucket outside the request left
 // out); an archiving bucket still counts; an archived one whose hot rows are kept is its
-// route and no reader (the table declines it) and its rows do not count; a store without the
-// port is skipped.
+// route and no reader (the table declines it) and its rows do not count; with hot records
+// outside the range, the same counts or routing.ErrNotSummed and no answer; a store without
+// the port is skipped.
 func testSummedCount(t *testing.T, s Store) {
 	ra, ok := s.(routing.RowAggregator)
 	if !ok {
@@ -336,4 +337,17 @@ func testSummedCount(t *testing.T, s Store) {
 		t.Fatalf("an archived bucket through the table: %+v %v", as, err)
 	}
 	routing.ReleaseAnswers(as)
+	// Hot records outside the range: answered bucket by bucket, or refused as a whole.
+	out := dayBucket(table, "a", "2023-06-05")
+	mustAppend(t, s, out, rec(out, out.Start.Add(time.Hour), "x", `{}`))
+	if as, err := ra.AggregateRows(bg, all, q); errors.Is(err, routing.ErrNotSummed) {
+		if as != nil {
+			t.Fatalf("hot records outside the range: answers %+v beside ErrNotSummed", as)
+		}
+	} else {
+		routing.ReleaseAnswers(as)
+		if got, w := count("hot records outside the range", all, map[int]bool{4: true}), sum(all, map[int]bool{4: true}); got != w {
+			t.Fatalf("hot records outside the range: %d records, want %d", got, w)
+		}
+	}
 }
