@@ -399,8 +399,7 @@ func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAg
 		return nil, ErrNoAggregate
 	}
 	out := make([]RowAnswer, len(bs))
-	var ask []BucketID
-	var at []int
+	ask, at := make([]BucketID, 0, len(bs)), make([]int, 0, len(bs))
 	for i, b := range bs {
 		_, archived := t.archivedRoute(b)
 		if archived || q.Range.Intersect(b.Range()).Empty() {
