@@ -46,9 +46,12 @@ var hotQueries = []hotQuery{
 // PostgreSQL computing the same aggregate directly over the records table (one statement,
 // its default parallel workers). Every answer's size (a scalar's value, else its row count)
 // must equal PostgreSQL's. It prints the medians and the ratio of pushdown on to PostgreSQL
-// (issue 19's target: at most 1.2×). With FLIGHTSRV_ANALYTICAL_BASELINE naming another
-// flightsrv binary (an earlier build), that binary is served too (pushdown on) and measured in
-// the same rounds, beside this tree's build.
+// (issue 19's target: at most 1.2×), and the mean CPU time a query (the serving process's and
+// every PostgreSQL process's, parallel workers included: postgresCPU), which load moves less
+// than wall time. With FLIGHTSRV_ANALYTICAL_BASELINE naming another flightsrv binary (an
+// earlier build), that binary is served too (pushdown on) and measured in the same rounds,
+// beside this tree's build; FLIGHTSRV_ANALYTICAL_QUERIES selects queries by name, as for
+// BenchmarkAnalytical.
 func BenchmarkAnalyticalHot(b *testing.B) {
 	ctx := context.Background()
 	src := filepath.Join(repoRoot(), "testdata", "flights-sample.parquet")
