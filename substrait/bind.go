@@ -2001,6 +2001,10 @@ func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
 			// month_day_nano_interval (scan/ops interval.go).
 			t, nullable, err = arrow.FixedWidthTypes.MonthDayNanoInterval, true, nil
 		}
+		if l, ok := c.typ.(*types.ListType); ok && isIntervalType(l.Type) {
+			// An array of intervals (percentile_cont(ARRAY[…]) of intervals).
+			t, nullable, err = arrow.ListOf(arrow.FixedWidthTypes.MonthDayNanoInterval), true, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("substrait: output column %d: %w", i, err)
 		}

@@ -35,9 +35,9 @@ const (
 )
 
 // ownAggregates returns the YAML declaring the aggregates of URNPostgres: min and max of
-// text, binary and boolean (Substrait's standard min/max are numeric and temporal only),
-// PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop) and
-// bool_and and bool_or over boolean (scan/aggregate statagg.go evaluates them), sum of
+// text, binary, boolean and interval (Substrait's standard min/max are numeric and temporal only),
+// PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop),
+// bool_and and bool_or over boolean, bit_and, bit_or and bit_xor over integers (scan/aggregate statagg.go evaluates them), sum of
 // bigint as numeric (decimal<38,0>, PostgreSQL's type for it). Loaded into
 // substrait-go's default collection once, so that plans using them decode too.
 func ownAggregates() string {
@@ -52,12 +52,19 @@ func ownAggregates() string {
 	}
 	for _, name := range []string{"min", "max"} {
 		decl(name, "string", "binary", "boolean")
+		// Of intervals (scan/aggregate's intervalExtremes): substrait-go's YAML types have no
+		// interval_compound, so the argument's own type, last, after the impls above; bound
+		// by the compound name min:any (intervalMinMax).
+		decl(name, "any1")
 	}
 	for _, name := range varianceAggregates {
 		decl(name, "fp64")
 	}
 	decl("bool_and", "boolean")
 	decl("bool_or", "boolean")
+	for _, name := range []string{"bit_and", "bit_or", "bit_xor"} {
+		decl(name, "i16", "i32", "i64")
+	}
 	// sum(bigint) → numeric, PostgreSQL's type for it (the executor's exact 128-bit total).
 	b.WriteString("  - name: \"sum\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,0>\n")
@@ -73,6 +80,8 @@ func ownAggregates() string {
 	// substrait-go's YAML types have no interval_compound: the argument's own type, last, so
 	// that double precision matches the impl above.
 	b.WriteString("      - args:\n          - value: fp64\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: any1?\n")
+	// percentile_cont(float8[], interval): an array of intervals (intervalContAcc's Multi).
+	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<any1?>\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
@@ -2146,14 +2155,22 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		}
 		return bd.binary(opName, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		if opName != "=" || a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL {
-			return bval{}, unimplemented(opName + " ANY/ALL (…) other than = ANY")
+		// x <> ALL(list) is NOT (x = ANY(list)) in three-valued logic (De Morgan over the
+		// elements: true for an empty list, NULL for a NULL one, as PostgreSQL's scalar array
+		// comparison answers).
+		all := a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL
+		if opName != "=" && opName != "<>" || (opName == "=") == all {
+			return bval{}, unimplemented(opName + " ANY/ALL (…) other than = ANY and <> ALL")
 		}
 		l, err := bindSide(a.GetLexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		return bd.anyList(l, a.GetRexpr(), sc)
+		in, err := bd.anyList(l, a.GetRexpr(), sc)
+		if err != nil || !all {
+			return in, err
+		}
+		return negated(in.e, true)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := bindSide(a.GetLexpr())
 		if err != nil {
@@ -2373,6 +2390,11 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	if _, ok := comparisons[op]; ok {
 		e, err := bd.compare(op, l, r)
 		return typed(e), err
+	}
+	if _, ok := arithmetic[op]; (ok || op == "%") && l.untyped() && r.untyped() && !isIntervalVal(l) && !isIntervalVal(r) {
+		// Two untyped operands (`? + ?`, '1' * '2', NULL + NULL): PostgreSQL finds an operator
+		// of each numeric type and cannot choose (its 42725).
+		return bval{}, refused(InvalidArgument, "42725", "operator is not unique: unknown %s unknown", op)
 	}
 	if _, ok := arithmetic[op]; (ok || op == "%") && involvesNumeric(l, r) {
 		return bd.numericBinary(op, l, r)
