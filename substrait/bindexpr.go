@@ -1295,6 +1295,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.intervalTypeCast(tc); ok {
 		return v, err
 	}
+	if v, ok, err := bd.timestampTypmodCast(tc, sc); ok {
+		return v, err
+	}
 	t, name, err := castTarget(tc.GetTypeName())
 	if err != nil {
 		return bval{}, err
@@ -2147,6 +2150,9 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 			}
 		}
 		if v, ok, err := bd.jsonbArrayOperator(opName, a, sc); ok {
+			return v, err
+		}
+		if v, ok, err := bd.jsonPathArray(opName, a, sc); ok {
 			return v, err
 		}
 		l, r, err := bd.operands(a.GetLexpr(), a.GetRexpr(), sc)
@@ -3293,14 +3299,104 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	if err := textDoc(op, l, r); err != nil {
 		return bval{}, err
 	}
-	doc, err := bd.jsonDoc(l)
-	if err != nil {
-		return bval{}, err
-	}
 	if r.str == nil {
 		return bval{}, unimplemented(op + " with a path that is not a constant array")
 	}
 	keys, err := parseArrayLiteral(*r.str)
+	if err != nil {
+		return bval{}, err
+	}
+	return bd.jsonPathKeys(op, l, keys)
+}
+
+// jsonPathArray binds doc #> path and doc #>> path whose path is an ARRAY[…] constructor, cast
+// to text[] or varchar[] or not (Metabase's `value #>> array['delay']::text[]`), or a '{…}'
+// literal cast to one of them: the elements are text constants or parameters, evaluated when
+// the statement is bound (a NULL one makes the result NULL, as PostgreSQL's
+// jsonb_extract_path); ok is false for any other path, which the operator's usual binding
+// takes (an untyped '{…}' literal).
+func (bd *binder) jsonPathArray(op string, a *pg.A_Expr, sc *scope) (bval, bool, error) {
+	if op != "#>" && op != "#>>" {
+		return bval{}, false, nil
+	}
+	rx := a.GetRexpr()
+	arr := rx.GetAArrayExpr()
+	var lit *string
+	if tc := rx.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) == 1 {
+		names := tc.GetTypeName().GetNames()
+		switch n := names[len(names)-1].GetString_().GetSval(); {
+		case n != "text" && n != "varchar" || len(tc.GetTypeName().GetTypmods()) > 0:
+			return bval{}, false, nil
+		case tc.GetArg().GetAArrayExpr() != nil:
+			arr = tc.GetArg().GetAArrayExpr()
+		case tc.GetArg().GetAConst().GetSval() != nil:
+			v := tc.GetArg().GetAConst().GetSval().GetSval()
+			lit = &v
+		}
+	}
+	if arr == nil && lit == nil {
+		return bval{}, false, nil
+	}
+	l, err := bd.bindExpr(a.GetLexpr(), sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	switch {
+	case l.untyped():
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: unknown %s text[]", op)
+	case familyOf(l.typ()) == famString:
+		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s text[]", opTypeName(l), op)
+	}
+	if lit != nil {
+		keys, err := parseArrayLiteral(*lit)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.jsonPathKeys(op, l, keys)
+		return v, true, err
+	}
+	keys := make([]string, 0, len(arr.GetElements()))
+	null := false
+	for _, el := range arr.GetElements() {
+		if el.GetAArrayExpr() != nil {
+			return bval{}, true, unimplemented(op + " with a multidimensional path")
+		}
+		v, err := bd.bindExpr(el, sc)
+		if err != nil {
+			return bval{}, true, err
+		}
+		if !v.untyped() && familyOf(v.typ()) != famString {
+			return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s[]", jsonTypeName(l), op, opTypeName(v))
+		}
+		e, err := bd.coerce(v, strType(), "an element of the path of "+op)
+		if err != nil {
+			return bval{}, true, err
+		}
+		k, stand, err := bd.constantTextOr(typed(e), unimplemented(op+" with a path element that is neither a constant nor a parameter"))
+		switch {
+		case err != nil:
+			return bval{}, true, err
+		case stand != nil:
+			keys = append(keys, "") // prepare time: any key gives the plan's shape
+		case k == nil:
+			null = true
+		default:
+			keys = append(keys, *k)
+		}
+	}
+	v, err := bd.jsonPathKeys(op, l, keys)
+	if err != nil || !null {
+		return v, true, err
+	}
+	n := typed(expr.NewNullLiteral(v.typ().WithNullability(nullableN)))
+	n.json, n.jsonb = v.json, v.jsonb
+	return n, true, nil
+}
+
+// jsonPathKeys is doc #> keys or doc #>> keys of the document l (json, jsonb, or a binary
+// value read as json).
+func (bd *binder) jsonPathKeys(op string, l bval, keys []string) (bval, error) {
+	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err
 	}
