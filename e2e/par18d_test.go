@@ -303,19 +303,7 @@ func TestPercentileFractionParameterAsPostgres(t *testing.T) {
 // parameters than PostgreSQL takes, the refusal is program_limit_exceeded (54000).
 func TestManyParametersAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
-	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT 50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := pgIDs(ctx, t, pg, 50)
 	const n = 6000
 	vs := make([]any, n)
 	decl := make([]arrow.DataType, n)
@@ -328,4 +316,23 @@ func TestManyParametersAsPostgres(t *testing.T) {
 	}
 	q := "SELECT count(*)::text AS v" + par18dWhere + " AND id IN (?" + strings.Repeat(", ?", n-1) + ")"
 	compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", decl, vs...)
+}
+
+// pgIDs are the first n ids (in their order) of PostgreSQL's flights of par18dWhere.
+func pgIDs(ctx context.Context, t *testing.T, pg *pgx.Conn, n int) []string {
+	t.Helper()
+	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT "+strconv.Itoa(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
 }

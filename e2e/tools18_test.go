@@ -34,7 +34,7 @@ var tools18Texts = []string{
 	// Casts to timestamp(p) and timestamptz(p): rounded half a unit away from 2000-01-01.
 	"SELECT (timestamp '2001-04-01 12:34:56.789'::timestamp(0))::text, (timestamp '2001-04-01 12:34:56.5'::timestamp(0))::text, (timestamptz '2001-04-01 12:34:56.78951+00'::timestamptz(3))::text, ('2001-04-01 12:34:56.4999'::timestamp(3))::text",
 	"SELECT ('1999-12-31 23:59:59.9'::timestamp(0))::text, ('1999-12-31 23:59:59.5'::timestamp(0))::text, ('2000-01-01 00:00:00.5'::timestamp(0))::text, ('1960-01-01 00:00:00.25'::timestamp(1))::text, CAST('2001-01-01 00:00:00.123456' AS timestamp(6))::text",
-	"SELECT (x::timestamp(0))::text, (x::timestamp(2))::text, (x::timestamptz(1))::text, CAST(x AS pg_catalog.timestamp(5))::text FROM (VALUES (timestamp '2001-04-01 12:34:56.5'), (timestamp '1999-12-31 23:59:59.5'), (timestamp '1960-01-01 00:00:00.25'), (timestamp '1960-01-01 00:00:00.75'), (NULL)) v(x) ORDER BY x",
+	"SELECT (x::timestamp(0))::text, (x::timestamp(2))::text, (x::timestamptz(1))::text, CAST(x AS pg_catalog.timestamp(5))::text FROM (VALUES (timestamp '2001-04-01 12:34:56.5'), (timestamp '1999-12-31 23:59:59.5'), (timestamp '1960-01-01 00:00:00.25'), (timestamp '1960-01-01 00:00:00.75'), (NULL)) v(x) ORDER BY 1",
 	"SELECT id, CAST(timestamp AS timestamp(0))::text, (timestamp + interval '0.5 s')::timestamptz(0)::text" + par18dWhere + " ORDER BY id",
 	"SELECT count(*)" + strings.Replace(par18dWhere, "timestamp >= '2001-03-31 12:00'", "timestamp >= '2001-03-31 11:59:59.6'::timestamptz(0)", 1),
 	// x <> ALL(list): NOT (x = ANY(list)), true for an empty list, NULL for a NULL element.
@@ -130,7 +130,7 @@ func TestToolParametersAsPostgres(t *testing.T) {
 		decl []arrow.DataType
 		vs   [][]any
 	}{
-		{"SELECT (timestamp '2001-04-01 12:34:56.789' AT TIME ZONE ?::VARCHAR)::text AS v", []arrow.DataType{str}, [][]any{{"America/New_York"}, {"UTC"}, {"Asia/Kolkata"}, {nil}}},
+		{"SELECT coalesce((timestamp '2001-04-01 12:34:56.789' AT TIME ZONE ?::VARCHAR)::text, 'NULL') AS v", []arrow.DataType{str}, [][]any{{"America/New_York"}, {"UTC"}, {"Asia/Kolkata"}, {nil}}},
 		{"SELECT (timestamptz '2001-04-01 12:34:56.789+00' AT TIME ZONE ?)::text AS v", []arrow.DataType{str}, [][]any{{"America/Chicago"}, {"Europe/Paris"}}},
 		{"SELECT count(*)::text AS v" + par18dWhere + " AND (timestamp AT TIME ZONE ?::varchar) >= '2001-03-31 20:00'", []arrow.DataType{str}, [][]any{{"America/New_York"}, {"UTC"}}},
 		{"SELECT coalesce('{\"a\":{\"b\":7}}'::jsonb #>> ARRAY['a', ?]::text[], 'NULL') AS v", []arrow.DataType{str}, [][]any{{"b"}, {"c"}, {nil}}},
@@ -141,19 +141,7 @@ func TestToolParametersAsPostgres(t *testing.T) {
 			compareBoundN(ctx, t, pg, clients, c.q, "SELECT v FROM ("+dollarParams(c.q)+") q", c.decl, vs...)
 		}
 	}
-	var ids []string
-	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT 3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := pgIDs(ctx, t, pg, 3)
 	if len(ids) < 2 {
 		t.Fatalf("PostgreSQL answers %d ids", len(ids))
 	}

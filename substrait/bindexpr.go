@@ -3621,17 +3621,10 @@ func lengthModifier(kind string, mods []*pg.Node) (int64, error) {
 // for other targets.
 func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
-	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+	kind, ok := typmodCastName(tn)
+	if !ok {
 		return bval{}, false, nil
 	}
-	names := tn.GetNames()
-	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
-		names = names[1:]
-	}
-	if len(names) != 1 {
-		return bval{}, false, nil
-	}
-	kind := names[0].GetString_().GetSval()
 	switch kind {
 	case "varchar":
 	case "bpchar":

@@ -48,7 +48,6 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_object_agg": true, "jsonb_object_agg": true,
 	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
 }

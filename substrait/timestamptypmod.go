@@ -21,18 +21,8 @@ import (
 // 22023. ok is false for any other cast.
 func (bd *binder) timestampTypmodCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
-	if tn == nil || len(tn.GetTypmods()) != 1 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
-		return bval{}, false, nil
-	}
-	names := tn.GetNames()
-	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
-		names = names[1:]
-	}
-	if len(names) != 1 {
-		return bval{}, false, nil
-	}
-	name := names[0].GetString_().GetSval()
-	if name != "timestamp" && name != "timestamptz" {
+	name, ok := typmodCastName(tn)
+	if !ok || len(tn.GetTypmods()) != 1 || name != "timestamp" && name != "timestamptz" {
 		return bval{}, false, nil
 	}
 	c := tn.GetTypmods()[0].GetAConst()
@@ -95,4 +85,21 @@ func isNanoTimestamp(t types.Type) bool {
 		return t.Precision == types.PrecisionNanoSeconds
 	}
 	return false
+}
+
+// typmodCastName is the name of the type a cast with type modifiers names (varchar(3),
+// pg_catalog.timestamp(0)), without its pg_catalog qualifier; ok is false for a cast without
+// modifiers, to an array, SETOF or %TYPE, or to a name qualified otherwise.
+func typmodCastName(tn *pg.TypeName) (string, bool) {
+	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+		return "", false
+	}
+	names := tn.GetNames()
+	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 {
+		return "", false
+	}
+	return names[0].GetString_().GetSval(), true
 }
