@@ -41,8 +41,8 @@ var tools18Texts = []string{
 	"SELECT (3 <> ALL(ARRAY[1, 2]))::text, (3 <> ALL('{1,3}'))::text, (NULL::int <> ALL('{}'))::text, coalesce((3 <> ALL(ARRAY[1, NULL]))::text, 'NULL'), (3 != ALL(ARRAY[4]))::text",
 	"SELECT count(*)" + par18dWhere + " AND value->>'destination' <> ALL(ARRAY['LAX', 'SFO'])",
 	// Metabase's JSON paths: #>> and #> of ARRAY[…] cast to text[] (or not), '{…}'::text[].
-	"SELECT id, value #>> array['delay']::text[], value #> ARRAY['distance'], value #>> '{destination}'::text[]" + par18dWhere + " ORDER BY id",
-	"SELECT '{\"a\":{\"b\":[1,2]}}'::json #>> ARRAY['a','b','1']::text[], '{\"a\":{\"b\":[1,2]}}'::jsonb #> ARRAY['a','b']::varchar[], coalesce('{\"a\":1}'::jsonb #>> ARRAY['a', NULL], 'NULL'), '{\"a\":1}'::jsonb #>> ARRAY[]::text[]",
+	"SELECT id, value #>> array['delay']::text[], (value #> ARRAY['distance'])::text, value #>> '{destination}'::text[]" + par18dWhere + " ORDER BY id",
+	"SELECT '{\"a\":{\"b\":[1,2]}}'::json #>> ARRAY['a','b','1']::text[], ('{\"a\":{\"b\":[1,2]}}'::jsonb #> ARRAY['a','b']::varchar[])::text, coalesce('{\"a\":1}'::jsonb #>> ARRAY['a', NULL], 'NULL'), '{\"a\":1}'::jsonb #>> ARRAY[]::text[]",
 	// AT TIME ZONE a text expression of constants.
 	"SELECT (timestamp '2001-04-01 12:34:56.789' AT TIME ZONE 'America/New_York'::varchar)::text, (timestamptz '2001-04-01 12:34:56+00' AT TIME ZONE ('Asia/' || 'Kolkata'))::text, coalesce((now() AT TIME ZONE NULL::text)::text, 'NULL')",
 	// Settings as PostgreSQL 15 shows them.
