@@ -149,7 +149,8 @@ var intervalPercentileTexts = []string{
 
 // TestIntervalPercentileAsPostgres: percentile_cont of intervals answers PostgreSQL's
 // interval (trial 27's refusal), of type interval; an interpolation past interval's range is
-// its 22008; an array of fractions over intervals is refused by name.
+// its 22008; percentile_disc of intervals is refused by name (an array of fractions over
+// intervals answers: tools18_test.go).
 func TestIntervalPercentileAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	for _, cl := range clients {
@@ -158,7 +159,7 @@ func TestIntervalPercentileAsPostgres(t *testing.T) {
 			"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) AS p FROM (VALUES (interval '1 day'), (interval '2 days')) v(x)")...)
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '170000000 years'), (interval '-170000000 years')) v(x)", "22008")
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_cont of interval is not supported"})
+			"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_disc of interval is not supported"})
 	}
 }
 

@@ -883,16 +883,22 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if sel.GetGroupDistinct() {
 		return nil, unimplemented("GROUP BY DISTINCT")
 	}
-	// The select list: expressions over in (or over the aggregate), with names.
-	if err := bd.opts.checkColumns(len(targets)); err != nil {
+	// The select list: expressions over in (or over the aggregate), with names. Its limits
+	// count the client's entries, not the hidden ones a rewrite added (hiddenTargets).
+	hidden := hiddenTargets(targets)
+	if err := bd.opts.checkColumns(len(targets) - hidden); err != nil {
 		return nil, err
 	}
 	items, err := bd.expandTargets(targets, in.sc)
 	if err != nil {
 		return nil, err
 	}
-	if err := bd.opts.checkColumns(len(items)); err != nil {
+	if err := bd.opts.checkColumns(len(items) - hidden); err != nil {
 		return nil, err
+	}
+	if len(items)-hidden+len(sel.GetGroupClause())+len(sel.GetSortClause()) > MaxOutputColumns &&
+		len(items)-hidden+junkTargets(items, sel) > MaxOutputColumns {
+		return nil, errTooManyTargets
 	}
 	var (
 		base   *boundRel // the relation the select list is evaluated over
@@ -1125,10 +1131,73 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		}
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
 	}
-	if len(out) > MaxOutputColumns {
+	if len(out)-hiddenTargets(list) > MaxOutputColumns {
 		return nil, errTooManyTargets
 	}
 	return out, nil
+}
+
+// hiddenTargets counts the entries of a select list that a rewrite of the statement added
+// (deferred.go's error columns "?error0?"…: a name in question marks, at no location of the
+// client's text), which PostgreSQL's target list does not hold.
+func hiddenTargets(list []*pg.Node) int {
+	n := 0
+	for _, t := range list {
+		rt := t.GetResTarget()
+		name := rt.GetName()
+		if rt != nil && rt.GetLocation() < 0 && len(name) > 2 && name[0] == '?' && name[len(name)-1] == '?' && name != "?column?" {
+			n++
+		}
+	}
+	return n
+}
+
+// junkTargets counts the entries PostgreSQL adds to the target list of sel, whose select list
+// is items, for its GROUP BY and ORDER BY expressions (findTargetlistEntrySQL99's resjunk
+// entries): each distinct expression that is neither an entry of the select list (the same
+// expression, wherever written) nor a reference to one (an output column's name or number)
+// nor a GROUP BY entry already counted. Grouping sets count their expressions likewise. The
+// select list and these are PostgreSQL's target list, at most MaxOutputColumns entries.
+func junkTargets(items []bselItem, sel *pg.SelectStmt) int {
+	seen := map[string]bool{}
+	key := func(n *pg.Node) string {
+		b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(withoutLocations(n))
+		return string(b)
+	}
+	names := map[string]bool{}
+	for _, it := range items {
+		seen[key(it.node)] = true
+		names[it.name] = true
+	}
+	n := 0
+	var add func(e *pg.Node)
+	add = func(e *pg.Node) {
+		if gs := e.GetGroupingSet(); gs != nil {
+			for _, c := range gs.GetContent() {
+				add(c)
+			}
+			return
+		}
+		if c := e.GetAConst(); c != nil && c.GetIval() != nil {
+			return // a select-list entry by its number
+		}
+		if cr := e.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && names[cr.GetFields()[0].GetString_().GetSval()] {
+			return // an output column by its name
+		}
+		if k := key(e); !seen[k] {
+			seen[k] = true
+			n++
+		}
+	}
+	for _, g := range sel.GetGroupClause() {
+		add(g)
+	}
+	for _, o := range sel.GetSortClause() {
+		if sb := o.GetSortBy(); sb != nil {
+			add(sb.GetNode())
+		}
+	}
+	return n
 }
 
 // columnRefNode is a ColumnRef for an expanded * entry.
@@ -2002,6 +2071,10 @@ func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
 			// arrow-go v18.8.0 does not map interval_compound: the executor's
 			// month_day_nano_interval (scan/ops interval.go).
 			t, nullable, err = arrow.FixedWidthTypes.MonthDayNanoInterval, true, nil
+		}
+		if l, ok := c.typ.(*types.ListType); ok && isIntervalType(l.Type) {
+			// An array of intervals (percentile_cont(ARRAY[…]) of intervals).
+			t, nullable, err = arrow.ListOf(arrow.FixedWidthTypes.MonthDayNanoInterval), true, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("substrait: output column %d: %w", i, err)

@@ -28,7 +28,8 @@ var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "m
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
 	"string_agg": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
-	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true}
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true}
 
 // avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
 // PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
@@ -47,7 +48,6 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_object_agg": true, "jsonb_object_agg": true,
 	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
 }
@@ -315,12 +315,16 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
 				return bd.intervalSum(name == "avg", arg, filter, ac)
 			}
-			if name != "count" || invocation == types.AggInvocationDistinct {
+			switch {
+			case name == "min" || name == "max":
+				// Below, intervalExtremes.
+			case name != "count" || invocation == types.AggInvocationDistinct:
 				return bval{}, unimplemented(name + " of intervals")
-			}
-			// count(interval) counts the values that are not NULL: those of their text.
-			if arg, err = bd.fn(URNPostgres, "interval_text", strType(), arg); err != nil {
-				return bval{}, err
+			default:
+				// count(interval) counts the values that are not NULL: those of their text.
+				if arg, err = bd.fn(URNPostgres, "interval_text", strType(), arg); err != nil {
+					return bval{}, err
+				}
 			}
 		}
 		switch name {
@@ -425,6 +429,20 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			}
 			id = extensions.ID{URN: URNPostgres, Name: cmp.Or(aggregateAliases[name], name)}
 			out = fp64Type()
+		case "bit_and", "bit_or", "bit_xor":
+			// PostgreSQL's bit_and, bit_or and bit_xor of smallint, integer and bigint, of the
+			// argument's type (scan/aggregate's bitFold); its bit(n) overloads are not
+			// flightsrv's types.
+			if fam != famInt {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(argv))
+			}
+			if invocation == types.AggInvocationDistinct {
+				if name == "bit_xor" {
+					return bval{}, unimplemented("bit_xor(DISTINCT …)")
+				}
+				invocation = types.AggInvocationAll // of distinct values: the same fold
+			}
+			id.URN, out = URNPostgres, at.WithNullability(nullableN)
 		case "bool_and", "bool_or", "every":
 			if fam != famBool {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -435,6 +453,15 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			out = booleanType()
 		case "min", "max":
 			var ok bool
+			if isIntervalType(at) {
+				// PostgreSQL's interval_smaller and interval_larger (scan/aggregate's
+				// intervalExtremes), by the compound name of the impl declaring any1
+				// (ownAggregates), which a lookup by the argument's own signature does not find.
+				// DISTINCT changes nothing of an extreme.
+				id = extensions.ID{URN: URNPostgres, Name: name + ":any"}
+				invocation, out = types.AggInvocationAll, at.WithNullability(nullableN)
+				break
+			}
 			if fam == famNumeric {
 				// functions_arithmetic_decimal's min and max: the value keeps its scale.
 				// DISTINCT changes nothing of an extreme.

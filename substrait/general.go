@@ -273,7 +273,7 @@ var showSettings = map[string]string{
 	"datestyle":                     "ISO, MDY",
 	"intervalstyle":                 "postgres",
 	"integer_datetimes":             "on",
-	"search_path":                   "public",
+	"search_path":                   `"$user", public`,
 	"transaction_isolation":         "read committed",
 	"default_transaction_read_only": "on",
 	"transaction_read_only":         "on",

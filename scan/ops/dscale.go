@@ -36,9 +36,10 @@ func init() {
 	ownFunctions["numeric_value_scale"] = numericValueScale
 }
 
-// ErrValueScale is a value of text or double precision cast to numeric without a scale that
-// decimal128(38, s) cannot hold exactly (numeric_exact): refused by name, never rounded.
-var ErrValueScale = &DataError{Code: "0A000", Msg: "a value of text or double precision cast to numeric without a scale that needs more than " +
+// ErrValueScale is a value of text, double precision or a JSON number (jsonb_numeric's) cast to
+// numeric without a scale that decimal128(38, s) cannot hold exactly (numeric_exact): refused
+// by name, never rounded.
+var ErrValueScale = &DataError{Code: "0A000", Msg: "a value cast to numeric without a scale (of text, double precision or json) that needs more than " +
 	"16 digits after the point or 22 before it is not supported: cast it to numeric(p,s)"}
 
 // numericExact is numeric_exact(s, x): x (text or double precision cast to numeric without a
