@@ -1185,6 +1185,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				field = strings.ToUpper(strings.TrimSuffix(u, "s"))
 			}
 		}
+		if isTimeVal(args[1]) {
+			return bd.timeExtract(name, field, *args[0].str, args[1])
+		}
 		if isIntervalVal(args[1]) {
 			return bd.intervalPart(name, field, args[1])
 		}

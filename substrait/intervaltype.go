@@ -56,6 +56,11 @@ func (bd *binder) intervalConstant(tagged string) bval {
 // intervalValue returns v as an interval expression: a typed interval as it is, an INTERVAL
 // constant as make_interval of its fields, NULL as a null interval.
 func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
+	if isTimeVal(v) {
+		// PostgreSQL's implicit time → interval cast (sum(time), time * 2, to_char(time, …)).
+		v, err := bd.timeAsInterval(v)
+		return v.e, err
+	}
 	if v.e != nil {
 		if !isIntervalType(v.typ()) {
 			return nil, errorf(InvalidArgument, "%s must be interval, not %s", what, typeName(v.typ()))
