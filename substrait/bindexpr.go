@@ -52,6 +52,9 @@ func ownAggregates() string {
 	}
 	for _, name := range []string{"min", "max"} {
 		decl(name, "string", "binary", "boolean")
+		// min and max of time (timetype.go): functions_datetime declares its deprecated time only.
+		b.WriteString("      - args:\n          - value: precision_time<P>\n        nullability: DECLARED_OUTPUT\n" +
+			"        decomposable: MANY\n        intermediate: precision_time?<P>\n        return: precision_time?<P>\n")
 	}
 	for _, name := range varianceAggregates {
 		decl(name, "fp64")

@@ -424,8 +424,9 @@ func (bd *binder) dateOrTimestamp(v bval, what string) (expr.Expression, error) 
 
 // justify binds justify_hours, justify_days and justify_interval (scan/ops interval.go).
 func (bd *binder) justify(name string, v bval) (bval, error) {
-	if !v.untyped() && !isIntervalVal(v) {
-		// PostgreSQL has justify_*(interval) alone: 42883 for another type.
+	if !v.untyped() && !isIntervalVal(v) && !isTimeVal(v) {
+		// PostgreSQL has justify_*(interval) alone (a time is one by its implicit cast): 42883
+		// for another type.
 		return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, opTypeName(v))
 	}
 	a, err := bd.intervalValue(v, "argument 1 of "+name)

@@ -261,8 +261,9 @@ func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days
 	if err != nil {
 		return bval{}, err
 	}
-	if isIntervalVal(v) {
-		return bval{}, unimplemented("date_trunc of an interval")
+	if isIntervalVal(v) || isTimeVal(v) {
+		// PostgreSQL's date_trunc(text, interval), which a time reaches by its implicit cast.
+		return bval{}, unimplemented("date_trunc of an interval (or of a time, which PostgreSQL truncates as an interval)")
 	}
 	ts := v.e
 	if zone != "" || v.untyped() || !isWallclock(v.typ()) {

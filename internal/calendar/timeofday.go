@@ -55,10 +55,54 @@ func TimeIn(s string) (int64, error) {
 	}
 	p := timeParser{s: t}
 	us, err := p.read()
+	if err == errTimeForm && unknownWord(t) {
+		// A word time input does not read (a unit, a month or day name, a zone name): PostgreSQL's
+		// 22007, whatever else the text holds.
+		return 0, errTimeSyntax
+	}
 	if err != nil {
 		return 0, err
 	}
 	return us, nil
+}
+
+// timeWords are the words PostgreSQL 15's time input reads beside the time (as observed: zone
+// abbreviations of its Default set, am/pm, era and the ISO markers); any other word is 22007.
+var timeWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`am pm ad bc on t j allballs now z zulu ut utc gmt
+		acdt acsst acst act acwst adt aedt aesst aest aft akdt akst almst almt amst amt anast anat arst art ast
+		awsst awst azost azot azst azt bdst bdt bnt bort bot bra brst brt bst btt cadt cast cct cdt cest cet
+		cetdst chadt chast chut ckt clst clt cot cst cxt davt ddut easst east eat edt eest eet eetdst egst egt
+		est fet fjst fjt fkst fkt fnst fnt galt gamt gest get gft gilt gyt hkt hst ict idt iot irkst irkt irt
+		ist jayt jst kdt kgst kgt kost krast krat kst lhdt lhst ligt lint lkt magst magt mart mawt mdt mest mesz
+		met metdst mez mht mmt mpt msd msk mst must mut mvt myt ndt nft novst novt npt nst nut nzdt nzst nzt
+		omsst omst pdt pet petst pett pgt pht pkst pkt pmdt pmst pont pst pwt pyst pyt ret sadt sast sct sgt
+		taht tft tjt tkt tmt tot trut tvt uct ulast ulat uyst uyt uzst uzt vet vlast vlat volt vut wadt wakt
+		wast wat wdt wet wetdst wft wgst wgt xjt yakst yakt yapt yekst yekt`) {
+		timeWords[w] = true
+	}
+}
+
+// unknownWord reports whether lower-case text t holds a run of letters that is none of
+// timeWords (a word after digits counts alone: 06:59pm is 06:59 and pm).
+func unknownWord(t string) bool {
+	for i := 0; i < len(t); {
+		if t[i] < 'a' || t[i] > 'z' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && (t[j] >= 'a' && t[j] <= 'z' || t[j] == '/' || t[j] == '_') {
+			j++
+		}
+		if !timeWords[t[i:j]] {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 type timeParser struct {

@@ -38,8 +38,10 @@ func TestTimeIn(t *testing.T) {
 		"today": "22007", "epoch": "22007", "infinity": "22007", "99:00": "22008", "25:00": "22008",
 		"24:00:00.1": "22008", "24:01": "22008",
 		// Forms PostgreSQL reads (or refuses as 22007) that TimeIn refuses by name.
+		"06:59 hour": "22007", "06:59 apr": "22007", "06:59 monday": "22007", "1 hour": "22007",
+		"06:59 yesterday": "22007", "06:59 America/New_York": "22007", "Apr 1 2001 06:59": "22007",
 		"now": "0A000", "06:59 EST": "0A000", "06::59": "0A000", "J2451636 06:59": "0A000",
-		"06:59 America/New_York": "0A000", "6am": "0A000",
+		"06:59 bc": "0A000", "6am": "0A000",
 	} {
 		_, err := TimeIn(s)
 		te, ok := err.(*TimeError)
