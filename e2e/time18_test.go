@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -123,5 +126,64 @@ func TestTimeTypeAsPostgres(t *testing.T) {
 	}
 	if n := comparePG(t, ctx, pg, one(cl), rows...); n < 500 {
 		t.Errorf("only %d rows compared", n)
+	}
+}
+
+// TestTimeParametersAsPostgres: a parameter of type time (CAST(? AS time)) is declared
+// time64[us]; a bound time64[us] (ADBC's datetime.time) or time32[ms] (the JDBC driver's
+// setTime) value is a time of day and declares an untyped parameter time, and a bound string
+// is read as time_in reads it: each answers as PostgreSQL answers the same time.
+func TestTimeParametersAsPostgres(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	cl := dial(t, e.on)
+	pg := pgUTC(t, ctx, e.url)
+	stmt, err := cl.Prepare(ctx, "SELECT CAST(? AS time)::text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := stmt.ParameterSchema(); ps == nil || ps.NumFields() != 1 || !arrow.TypeEqual(ps.Field(0).Type, arrow.FixedWidthTypes.Time64us) {
+		t.Errorf("parameter schema %v, want one time64[us]", ps)
+	}
+	stmt.Close(ctx)
+	for _, tc := range []struct {
+		ours, theirs string
+		typ          arrow.DataType
+		val          any
+	}{
+		{"SELECT CAST(? AS time)::text", "SELECT CAST('06:59:00.5' AS time)::text", arrow.FixedWidthTypes.Time64us, arrow.Time64(25_140_500_000)},
+		{"SELECT ?::text", "SELECT '06:59:00.5'::time::text", &arrow.Time32Type{Unit: arrow.Millisecond}, arrow.Time32(25_140_500)},
+		{"SELECT (? + interval '1 hour')::text", "SELECT (time '23:30' + interval '1 hour')::text", arrow.FixedWidthTypes.Time64us, arrow.Time64(84_600_000_000)},
+		{"SELECT (? - time '01:00')::text", "SELECT (time '00:30' - time '01:00')::text", &arrow.Time32Type{Unit: arrow.Millisecond}, arrow.Time32(1_800_000)},
+		{"SELECT CAST(? AS time)::text", "SELECT CAST('6:30 pm' AS time)::text", arrow.BinaryTypes.String, "6:30 pm"},
+		{"SELECT extract(minute from CAST(? AS time))::text", "SELECT extract(minute from time '06:59')::text", arrow.FixedWidthTypes.Time64us, arrow.Time64(25_140_000_000)},
+	} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "$1", Type: tc.typ, Nullable: true}}, nil))
+		switch x := tc.val.(type) {
+		case arrow.Time64:
+			b.Field(0).(*array.Time64Builder).Append(x)
+		case arrow.Time32:
+			b.Field(0).(*array.Time32Builder).Append(x)
+		case string:
+			b.Field(0).(*array.StringBuilder).Append(x)
+		}
+		rec := b.NewRecordBatch()
+		b.Release()
+		stmt, err := cl.Prepare(ctx, tc.ours)
+		if err != nil {
+			t.Fatalf("%s: prepare: %v", tc.ours, err)
+		}
+		stmt.SetParameters(rec)
+		info, err := stmt.Execute(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.ours, err)
+		}
+		got, err := fetch(ctx, cl, info)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.ours, err)
+		}
+		compareText(t, tc.ours, textColumns(got), pgTextRows(t, ctx, pg, tc.theirs))
+		stmt.Close(ctx)
+		rec.Release()
 	}
 }
