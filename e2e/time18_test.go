@@ -84,7 +84,7 @@ func TestTimeTypeAsPostgres(t *testing.T) {
 		`SELECT time '06:59' % 2`: "42883", `SELECT time '06:59' < '07:00'::text`: "42883",
 		`SELECT time '06:59' = 1`: "42883", `SELECT extract(foo from time '06:59')`: "22023",
 		`SELECT time '06:59' - '1 hour'`: "22007", `SELECT '2001-01-01' + time '06:59'`: "22007",
-		`SELECT s::time FROM (VALUES ('06:59'), ('bad')) v(s)`: "22007",
+		`SELECT s::time FROM (VALUES ('06:59'), ('bad')) v(s)`:      "22007",
 		`SELECT s::time FROM (VALUES ('06:59'), ('24:00:01')) v(s)`: "22008",
 	} {
 		refusedAsPostgres(t, ctx, cl, pg, q, code)
