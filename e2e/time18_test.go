@@ -86,6 +86,7 @@ func TestTimeTypeAsPostgres(t *testing.T) {
 		`SELECT time '06:59' - '1 hour'`: "22007", `SELECT '2001-01-01' + time '06:59'`: "22007",
 		`SELECT s::time FROM (VALUES ('06:59'), ('bad')) v(s)`:      "22007",
 		`SELECT s::time FROM (VALUES ('06:59'), ('24:00:01')) v(s)`: "22008",
+		`SELECT + time '06:59'`:                                     "42883", `SELECT time '06:59'::json`: "42846",
 	} {
 		refusedAsPostgres(t, ctx, cl, pg, q, code)
 	}
@@ -102,7 +103,8 @@ func TestTimeTypeAsPostgres(t *testing.T) {
 	}
 	// Refused by name: what PostgreSQL reads that flightsrv does not (0A000).
 	for _, q := range []string{`SELECT current_time`, `SELECT 'now'::time`, `SELECT '06:59 EST'::time`, `SELECT time with time zone '06:59'`,
-		`SELECT date_trunc('hour', time '06:59')`} {
+		`SELECT date_trunc('hour', time '06:59')`, `SELECT time '06:59' AT TIME ZONE 'UTC'`,
+		`SELECT array_agg(t) FROM (VALUES (time '06:59')) v(t)`, `SELECT mode() WITHIN GROUP (ORDER BY t) FROM (VALUES (time '06:59')) v(t)`} {
 		if _, err := run(ctx, cl, q); status.Code(err) != codes.Unimplemented {
 			t.Errorf("%s: %v, want UNIMPLEMENTED", q, err)
 		}

@@ -2337,6 +2337,9 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 	}
 	switch op {
 	case "+":
+		if isTimeVal(v) {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: + time without time zone")
+		}
 		return v, nil
 	case "-":
 		if isIntervalVal(v) || isTimeVal(v) {

@@ -88,6 +88,10 @@ func intervalZoneOffset(s string) (int64, bool) {
 // and any other timestamp (an untyped literal and a date too, as PostgreSQL prefers
 // timestamptz) timestamp without time zone.
 func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
+	if isTimeVal(ts) {
+		// PostgreSQL's time AT TIME ZONE is a time with time zone (timetz), which flightsrv has not.
+		return bval{}, unimplemented("AT TIME ZONE of a time (a time with time zone)")
+	}
 	z, err := zoneOf(zone)
 	if err != nil {
 		return bval{}, err
