@@ -560,7 +560,10 @@ func paramArrowType(t types.Type) arrow.DataType {
 	case famDate:
 		return arrow.FixedWidthTypes.Date32
 	case famTime:
-		return arrow.FixedWidthTypes.Time64us
+		// time32[ms]: the JDBC driver's setTime writes milliseconds of the day into whatever
+		// time vector it is given (time64[us] read its 06:59:30 as 00:00:25.17); ADBC binds
+		// its own time64[us], accepted as well (arrowValue).
+		return arrow.FixedWidthTypes.Time32ms
 	case famNumeric:
 		// decimal128(38, 16) for a numeric parameter, decimal128(p, s) for one cast to
 		// numeric(p,s) (numparam.go), which ADBC and the JDBC driver's setBigDecimal bind
