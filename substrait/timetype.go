@@ -209,7 +209,7 @@ func (bd *binder) timeBinary(op string, l, r bval) (bval, bool, error) {
 		return familyOf(v.typ())
 	}
 	lf, rf := fam(l), fam(r)
-	asInterval := func() (bval, bool, error) {
+	viaInterval := func() (bval, bool, error) {
 		li, err := bd.timeAsInterval(l)
 		if err != nil {
 			return bval{}, true, err
@@ -221,24 +221,29 @@ func (bd *binder) timeBinary(op string, l, r bval) (bval, bool, error) {
 		v, err := bd.binary(op, li, ri)
 		return v, true, err
 	}
-	call := func(name string, out types.Type, a, b bval) (bval, bool, error) {
-		f, err := bd.fn(URNPostgres, name, out, a.e, b.e)
+	// call binds URNPostgres' name of a and b, given as ca and cb give them.
+	type conv func(bval) (expr.Expression, error)
+	call := func(name string, out types.Type, a, b bval, ca, cb conv) (bval, bool, error) {
+		x, err := ca(a)
+		if err != nil {
+			return bval{}, true, err
+		}
+		y, err := cb(b)
+		if err != nil {
+			return bval{}, true, err
+		}
+		f, err := bd.fn(URNPostgres, name, out, x, y)
 		return typed(f), true, err
 	}
-	asTime := func(v bval) (bval, error) {
-		e, err := bd.coerce(v, timeType(), "")
-		return typed(e), err
-	}
-	asIntervalArg := func(v bval) (bval, error) {
-		e, err := bd.intervalValue(v, "")
-		return typed(e), err
-	}
+	asIs := func(v bval) (expr.Expression, error) { return v.e, nil }
+	asTime := func(v bval) (expr.Expression, error) { return bd.coerce(v, timeType(), "") }
+	asInterval := func(v bval) (expr.Expression, error) { return bd.intervalValue(v, "") }
 	noOp := func() (bval, bool, error) {
 		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s", opTypeName(l), op, opTypeName(r))
 	}
 	if _, cmp := comparisons[op]; cmp {
 		if lt && isIntervalVal(r) || rt && isIntervalVal(l) {
-			return asInterval()
+			return viaInterval()
 		}
 		return bval{}, false, nil
 	}
@@ -248,62 +253,36 @@ func (bd *binder) timeBinary(op string, l, r bval) (bval, bool, error) {
 		switch {
 		case lt && rt:
 			return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: time without time zone + time without time zone")
-		case lt && (isIntervalVal(r) || untypedConst(r)), rt && isIntervalVal(l):
-			t, iv := l, r
-			if rt {
-				t, iv = r, l
-			}
-			iv, err := asIntervalArg(iv)
-			if err != nil {
-				return bval{}, true, err
-			}
-			return call("time_pl_interval", timeType(), t, iv)
-		case rt && untypedConst(l):
-			// unknown + time: PostgreSQL reads the constant as an interval (interval + time).
-			iv, err := asIntervalArg(l)
-			if err != nil {
-				return bval{}, true, err
-			}
-			return call("time_pl_interval", timeType(), r, iv)
+		case lt && (isIntervalVal(r) || untypedConst(r)):
+			return call("time_pl_interval", timeType(), l, r, asIs, asInterval)
+		case rt && (isIntervalVal(l) || untypedConst(l)):
+			// interval + time, and unknown + time, whose constant PostgreSQL reads as an interval.
+			return call("time_pl_interval", timeType(), r, l, asIs, asInterval)
 		case lt && rf == famDate:
-			return call("date_pl_time", wallclockType(), r, l)
+			return call("date_pl_time", wallclockType(), r, l, asIs, asIs)
 		case rt && lf == famDate:
-			return call("date_pl_time", wallclockType(), l, r)
+			return call("date_pl_time", wallclockType(), l, r, asIs, asIs)
 		case lt && rf == famTimestamp, rt && lf == famTimestamp:
-			return asInterval()
+			return viaInterval()
 		}
 	case "-":
 		switch {
-		case lt && (rt || untypedConst(r)):
-			b, err := asTime(r)
-			if err != nil {
-				return bval{}, true, err
-			}
-			return call("time_mi_time", intervalType(), l, b)
+		case lt && (rt || untypedConst(r)), rt && untypedConst(l):
+			return call("time_mi_time", intervalType(), l, r, asTime, asTime)
 		case lt && isIntervalVal(r):
-			iv, err := asIntervalArg(r)
-			if err != nil {
-				return bval{}, true, err
-			}
-			return call("time_mi_interval", timeType(), l, iv)
+			return call("time_mi_interval", timeType(), l, r, asIs, asInterval)
 		case rt && lf == famDate:
-			return call("date_mi_time", wallclockType(), l, r)
-		case rt && untypedConst(l):
-			a, err := asTime(l)
-			if err != nil {
-				return bval{}, true, err
-			}
-			return call("time_mi_time", intervalType(), a, r)
+			return call("date_mi_time", wallclockType(), l, r, asIs, asIs)
 		case rt && (lf == famTimestamp || isIntervalVal(l)):
-			return asInterval()
+			return viaInterval()
 		}
 	case "*":
 		if lt && isNumber(rf) || rt && isNumber(lf) {
-			return asInterval()
+			return viaInterval()
 		}
 	case "/":
 		if lt && isNumber(rf) {
-			return asInterval()
+			return viaInterval()
 		}
 	}
 	return noOp()

@@ -40,8 +40,9 @@ var (
 // offset ±hh[:mm[:ss]] or ±hhmm[ss], its hours at most 15 (else 22009) — which time ignores;
 // white space around; "allballs" (midnight). Fields out of range — minutes past 59, seconds
 // past 60, a total past 24:00:00 — are 22008; text without a digit, a sign before the time,
-// or digits alone in another count than 4 or 6 are 22007; "now" and any other form (zone
-// abbreviations, month names, Julian days) are refused by name (0A000), not approximated.
+// digits alone in another count than 4 or 6, or a word time input does not read (timeWords:
+// a unit, a month or day name, a zone name such as Europe/Paris) are 22007; "now" and any
+// other form (zone abbreviations, Julian days) are refused by name (0A000), not approximated.
 func TimeIn(s string) (int64, error) {
 	t := strings.ToLower(strings.Trim(s, " \t\n\r\v\f"))
 	switch t {

@@ -95,23 +95,6 @@ func timeIn(n *fnNode) error {
 	return nil
 }
 
-func timeText(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantTime(n, 0); err != nil {
-		return err
-	}
-	n.out = arrow.BinaryTypes.String
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.Time64)
-		return mapRows[string](array.NewStringBuilder(mem), rows, args, func(i int) (string, bool, error) {
-			return calendar.TimeOut(int64(a.Value(i))), true, nil
-		})
-	}
-	return nil
-}
-
 func timeRound(n *fnNode) error {
 	if err := argCount(n, 2, 2); err != nil {
 		return err
@@ -133,51 +116,57 @@ func timeRound(n *fnNode) error {
 	return nil
 }
 
-func timestampTime(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
+// unaryKernel is a function of one argument of Arrow array type A, checked by check: f of
+// each row's value, built by newB into an array of type out.
+func unaryKernel[A arrow.Array, T any](check func(*fnNode) error, out arrow.DataType, newB func(memory.Allocator) appender[T], f func(a A, i int) T) func(*fnNode) error {
+	return func(n *fnNode) error {
+		if err := argCount(n, 1, 1); err != nil {
+			return err
+		}
+		if err := check(n); err != nil {
+			return err
+		}
+		n.out = out
+		n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+			a, ok := args[0].(A)
+			if !ok {
+				return nil, fmt.Errorf("ops: %s of %s", n.name, args[0].DataType())
+			}
+			return mapRows[T](newB(mem), rows, args, func(i int) (T, bool, error) { return f(a, i), true, nil })
+		}
+		return nil
 	}
-	ts, ok := n.types[0].(*arrow.TimestampType)
-	if n.args[0] == nil || !ok || ts.Unit != arrow.Nanosecond {
+}
+
+func newTimeBuilder(mem memory.Allocator) appender[arrow.Time64] {
+	return array.NewTime64Builder(mem, timeType)
+}
+
+var (
+	timeText = unaryKernel(func(n *fnNode) error { return wantTime(n, 0) }, arrow.BinaryTypes.String,
+		func(mem memory.Allocator) appender[string] { return array.NewStringBuilder(mem) },
+		func(a *array.Time64, i int) string { return calendar.TimeOut(int64(a.Value(i))) })
+	timeInterval = unaryKernel(func(n *fnNode) error { return wantTime(n, 0) }, mdnType,
+		func(mem memory.Allocator) appender[arrow.MonthDayNanoInterval] {
+			return array.NewMonthDayNanoIntervalBuilder(mem)
+		},
+		func(a *array.Time64, i int) arrow.MonthDayNanoInterval {
+			return arrow.MonthDayNanoInterval{Nanoseconds: int64(a.Value(i)) * nsPerUs}
+		})
+	timestampTime = unaryKernel(wantTimestampNs, timeType, newTimeBuilder,
+		func(a *array.Timestamp, i int) arrow.Time64 {
+			return arrow.Time64(calendar.TimeOfDay(int64(a.Value(i))))
+		})
+	intervalTime = unaryKernel(func(n *fnNode) error { return wantInterval(n, 0) }, timeType, newTimeBuilder,
+		func(a *array.MonthDayNanoInterval, i int) arrow.Time64 {
+			return arrow.Time64(calendar.WrapTime(0, a.Value(i).Nanoseconds/nsPerUs))
+		})
+)
+
+// wantTimestampNs checks that n's argument is a timestamp[ns], with or without a zone.
+func wantTimestampNs(n *fnNode) error {
+	if ts, ok := n.types[0].(*arrow.TimestampType); n.args[0] == nil || !ok || ts.Unit != arrow.Nanosecond {
 		return errors.New("argument must be timestamp[ns]")
-	}
-	n.out = timeType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.Timestamp)
-		return timeRows(mem, rows, args, func(i int) (int64, error) {
-			return calendar.TimeOfDay(int64(a.Value(i))), nil
-		})
-	}
-	return nil
-}
-
-func intervalTime(n *fnNode) error {
-	if err := oneInterval(n); err != nil {
-		return err
-	}
-	n.out = timeType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.MonthDayNanoInterval)
-		return timeRows(mem, rows, args, func(i int) (int64, error) {
-			return calendar.WrapTime(0, a.Value(i).Nanoseconds/nsPerUs), nil
-		})
-	}
-	return nil
-}
-
-func timeInterval(n *fnNode) error {
-	if err := argCount(n, 1, 1); err != nil {
-		return err
-	}
-	if err := wantTime(n, 0); err != nil {
-		return err
-	}
-	n.out = mdnType
-	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
-		a := args[0].(*array.Time64)
-		return mdnRows(mem, rows, args, func(i int) (arrow.MonthDayNanoInterval, bool, error) {
-			return arrow.MonthDayNanoInterval{Nanoseconds: int64(a.Value(i)) * nsPerUs}, true, nil
-		})
 	}
 	return nil
 }
