@@ -118,10 +118,6 @@ func (bd *binder) roundTime(v bval, p int) (bval, error) {
 // interval its time modulo a day (months and days ignored), as PostgreSQL casts them; other
 // types are 42846.
 func (bd *binder) toTime(v bval) (bval, error) {
-	if v.untyped() {
-		e, err := bd.coerce(v, timeType(), "")
-		return typed(e), err
-	}
 	if isIntervalVal(v) {
 		iv, err := bd.intervalValue(v, "")
 		if err != nil {
@@ -129,6 +125,10 @@ func (bd *binder) toTime(v bval) (bval, error) {
 		}
 		f, err := bd.fn(URNPostgres, "interval_time", timeType(), iv)
 		return typed(f), err
+	}
+	if v.untyped() {
+		e, err := bd.coerce(v, timeType(), "")
+		return typed(e), err
 	}
 	e, err := bd.castTime(v.e, timeType())
 	return e, err
