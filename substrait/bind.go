@@ -2043,6 +2043,8 @@ func typeName(t types.Type) string {
 		return "bytea"
 	case *types.DateType:
 		return "date"
+	case *types.PrecisionTimeType, *types.TimeType:
+		return "time without time zone"
 	case *types.PrecisionTimestampTzType, *types.TimestampTzType:
 		return "timestamp with time zone"
 	case *types.PrecisionTimestampType, *types.TimestampType:

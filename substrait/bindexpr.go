@@ -52,6 +52,9 @@ func ownAggregates() string {
 	}
 	for _, name := range []string{"min", "max"} {
 		decl(name, "string", "binary", "boolean")
+		// min and max of time (timetype.go): functions_datetime declares its deprecated time only.
+		b.WriteString("      - args:\n          - value: precision_time<P>\n        nullability: DECLARED_OUTPUT\n" +
+			"        decomposable: MANY\n        intermediate: precision_time?<P>\n        return: precision_time?<P>\n")
 		// Of intervals (scan/aggregate's intervalExtremes): substrait-go's YAML types have no
 		// interval_compound, so the argument's own type, last, after the impls above; bound
 		// by the compound name min:any (intervalMinMax).
@@ -268,6 +271,7 @@ const (
 	famTimestamp
 	famDate
 	famNumeric
+	famTime // time without time zone (timetype.go)
 )
 
 // isNumber reports whether f is a family of numbers (integers, numeric, floats).
@@ -291,6 +295,8 @@ func familyOf(t types.Type) family {
 		return famDate
 	case *types.DecimalType:
 		return famNumeric
+	case *types.PrecisionTimeType, *types.TimeType:
+		return famTime
 	}
 	return famOther
 }
@@ -557,6 +563,12 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 			return nil, err
 		}
 		return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
+	case famTime:
+		us, err := timeIn(s)
+		if err != nil {
+			return nil, err
+		}
+		return timeLiteral(us), nil
 	}
 	return nil, errorf(InvalidArgument, "a literal of type %s is not supported", typeName(t))
 }
@@ -615,7 +627,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	}
 	if x, ok := v.(string); ok {
 		switch familyOf(t) {
-		case famBool, famInt, famFloat, famTimestamp, famDate:
+		case famBool, famInt, famFloat, famTimestamp, famDate, famTime:
 			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
 			// input function (boolin, int2in/int4in/int8in, float4in/float8in, timestamp_in
 			// ignoring a written zone, timestamptz_in, date_in), as PostgreSQL reads a parameter
@@ -702,6 +714,18 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		if n, ok := asInt64(v); ok {
 			return expr.NewPrimitiveLiteral(float64(n), true), nil
 		}
+	case famTime:
+		switch x := v.(type) {
+		case timeOfDayParam:
+			if x < 0 || x > calendar.MicrosPerDay {
+				return nil, errFieldRange // past 24:00:00, as time_in refuses it
+			}
+			return timeLiteral(int64(x)), nil
+		case time.Time:
+			// An instant (database/sql's time64[ns]): its time of day in UTC, as
+			// timestamptz::time in the session's zone.
+			return timeLiteral(calendar.TimeOfDay(x.UnixNano())), nil
+		}
 	case famTimestamp:
 		switch x := v.(type) {
 		case time.Time:
@@ -764,6 +788,8 @@ func valueTypeName(v any) string {
 		return "double precision"
 	case time.Time:
 		return "timestamp with time zone"
+	case timeOfDayParam:
+		return "time without time zone"
 	case []any:
 		return "an array"
 	case *apd.Decimal:
@@ -1275,6 +1301,8 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 		return wallclockType(), name, nil
 	case "date":
 		return dateType(), name, nil
+	case "time":
+		return timeType(), name, nil
 	case "bytea":
 		return binType(), name, nil
 	case "json", "jsonb":
@@ -1298,6 +1326,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.timestampTypmodCast(tc, sc); ok {
 		return v, err
 	}
+	if v, ok, err := bd.timeTypeCast(tc, sc); ok {
+		return v, err
+	}
 	t, name, err := castTarget(tc.GetTypeName())
 	if err != nil {
 		return bval{}, err
@@ -1311,7 +1342,7 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 {
+		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 || isTimeVal(v) {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}
@@ -1407,6 +1438,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 			return bd.byteaText(v)
 		}
 	}
+	if familyOf(t) == famTime {
+		return bd.toTime(v)
+	}
 	if v.str != nil && familyOf(t) == famTimestamp {
 		// An explicit cast's value is the text's instant: one outside timestamp[ns] is
 		// refused (22008 "timestamp out of range"), not clamped to the range as a bound
@@ -1492,6 +1526,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	have := e.GetType()
 	if sameType(have, t) {
 		return typed(e), nil
+	}
+	if familyOf(have) == famTime || familyOf(t) == famTime {
+		return bd.castTime(e, t)
 	}
 	if v, ok, err := bd.castInterval(e, t); ok {
 		return v, err
@@ -2323,9 +2360,13 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 	}
 	switch op {
 	case "+":
+		if isTimeVal(v) {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: + time without time zone")
+		}
 		return v, nil
 	case "-":
-		if isIntervalVal(v) {
+		if isIntervalVal(v) || isTimeVal(v) {
+			// - time is - of the time as an interval (PostgreSQL's implicit cast).
 			return bd.intervalNeg(v)
 		}
 		if v.untyped() && v.param > 0 {
@@ -2386,6 +2427,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	}
 	if op == "||" {
 		return bd.concatOperator(l, r)
+	}
+	if v, ok, err := bd.timeBinary(op, l, r); ok || err != nil {
+		return v, err
 	}
 	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
 		return v, err
@@ -3474,6 +3518,10 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 		return bd.stable(expr.NewPrecisionTimestampLiteral(statementClockAt(bd.clock(), f.GetTypmod()), types.PrecisionNanoSeconds, nullableN))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
 		return bd.stable(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true))
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return bd.localTime(f.GetTypmod())
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return bval{}, refused(Unimplemented, "0A000", "current_time (time with time zone) is not supported: localtime is the time without time zone")
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nil

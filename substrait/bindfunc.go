@@ -311,6 +311,13 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		at := arg.GetType()
 		fam := familyOf(at)
 		id := extensions.ID{Name: name}
+		if fam == famTime && (name == "sum" || name == "avg") {
+			// sum and avg of times are of intervals (PostgreSQL's implicit cast), interval.
+			if arg, err = bd.fn(URNPostgres, "time_interval", intervalType(), arg); err != nil {
+				return bval{}, err
+			}
+			at, fam = arg.GetType(), famOther
+		}
 		if isIntervalType(at) {
 			if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
 				return bd.intervalSum(name == "avg", arg, filter, ac)
@@ -1214,6 +1221,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				field = strings.ToUpper(strings.TrimSuffix(u, "s"))
 			}
 		}
+		if isTimeVal(args[1]) {
+			return bd.timeExtract(name, field, *args[0].str, args[1])
+		}
 		if isIntervalVal(args[1]) {
 			return bd.intervalPart(name, field, args[1])
 		}
@@ -1319,9 +1329,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				return typed(fn), err
 			}
 		}
-		if isIntervalVal(args[0]) {
+		if isIntervalVal(args[0]) || isTimeVal(args[0]) {
 			// interval_to_char: the timestamp template over the interval's fields (scan/ops
-			// tocharinterval.go).
+			// tocharinterval.go); a time is its interval (PostgreSQL's implicit cast).
 			iv, err := bd.intervalValue(args[0], "argument 1 of to_char")
 			if err != nil {
 				return bval{}, err

@@ -112,6 +112,10 @@ func intervalZoneOffset(s string) (int64, bool) {
 // and any other timestamp (an untyped literal and a date too, as PostgreSQL prefers
 // timestamptz) timestamp without time zone.
 func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
+	if isTimeVal(ts) {
+		// PostgreSQL's time AT TIME ZONE is a time with time zone (timetz), which flightsrv has not.
+		return bval{}, unimplemented("AT TIME ZONE of a time (a time with time zone)")
+	}
 	z, null, err := bd.zoneOf(zone)
 	if err != nil {
 		return bval{}, err
@@ -292,8 +296,9 @@ func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days
 	if err != nil {
 		return bval{}, err
 	}
-	if isIntervalVal(v) {
-		return bval{}, unimplemented("date_trunc of an interval")
+	if isIntervalVal(v) || isTimeVal(v) {
+		// PostgreSQL's date_trunc(text, interval), which a time reaches by its implicit cast.
+		return bval{}, unimplemented("date_trunc of an interval (or of a time, which PostgreSQL truncates as an interval)")
 	}
 	ts := v.e
 	if zone != "" || v.untyped() || !isWallclock(v.typ()) {

@@ -579,7 +579,7 @@ func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 		a.vals = &fixedExtremes[int16]{}
 	case arrow.INT32, arrow.DATE32:
 		a.vals = &fixedExtremes[int32]{}
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		a.vals = &fixedExtremes[int64]{}
 	case arrow.UINT8, arrow.BOOL:
 		a.vals = &fixedExtremes[uint8]{}

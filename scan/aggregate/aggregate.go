@@ -199,7 +199,7 @@ const (
 	kUint                     // uint8, uint16, uint32, uint64
 	kFloat                    // float32, float64
 	kBool                     // bool
-	kTemporal                 // timestamp (any unit, any zone), date32
+	kTemporal                 // timestamp (any unit, any zone), date32, time64
 	kBytes                    // utf8, large_utf8, binary, large_binary
 )
 
@@ -213,7 +213,7 @@ func classify(dt arrow.DataType) (kind, bool) {
 		return kFloat, true
 	case arrow.BOOL:
 		return kBool, true
-	case arrow.TIMESTAMP, arrow.DATE32:
+	case arrow.TIMESTAMP, arrow.DATE32, arrow.TIME64:
 		return kTemporal, true
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return kBytes, true
