@@ -584,7 +584,7 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod, scaleName: c.scaleName}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
-		return bd.distinct(out)
+		return bd.unionDistinct(out, l, larm)
 	}
 	return out, nil
 }
@@ -643,14 +643,21 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			// An untyped literal arm ('2.5') is numeric_in's value, at its own display
 			// scale, not the other arm's.
 			lv, rv := bval{e: expr.NewNullLiteral(lt)}, bval{e: expr.NewNullLiteral(rt)}
-			if lu && l.unknown[i].str != nil {
-				lv = bval{e: expr.NewNullLiteral(numType(staticScale(l.unknown[i])))}
-			}
-			if ru && r.unknown[i].str != nil {
-				rv = bval{e: expr.NewNullLiteral(numType(staticScale(r.unknown[i])))}
+			for _, u := range []struct {
+				br *boundRel
+				v  *bval
+			}{{l, &lv}, {r, &rv}} {
+				if unknownCol(u.br, i) && u.br.unknown[i].str != nil {
+					// Held at a scale that holds it exactly (7.125 beside 1.50).
+					us := staticScale(u.br.unknown[i])
+					*u.v = bval{e: expr.NewNullLiteral(numType(us))}
+					if cs, _ := numScale(common[i]); cs < us {
+						common[i] = widerNumber(common[i], numType(us))
+					}
+				}
 			}
 			err := sameScales([]bval{lv, rv}, op)
-			if err != nil && op != "UNION" && (op != "EXCEPT" || l.sc.cols[i].vary) {
+			if err != nil && op == "INTERSECT" {
 				// INTERSECT shows the value of the input PostgreSQL's plan hashes first
 				// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
 				return nil, nil, nil, err

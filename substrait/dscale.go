@@ -75,13 +75,11 @@ func (sc *scope) scaleOf(i int) dscale {
 // markScales marks sel, the SELECT of a derived table read alone (the one FROM item of its
 // query: under a join, the hidden columns would change the join's plan, and its varying
 // numerics' text stays refused), for its varying numerics to carry their display scales out
-// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect,
-// or a UNION ALL, whose arms carry theirs too (setArms, markArms).
+// (keepScales): a plain SELECT (no set operation) without plain DISTINCT, whose select list
+// is bound by bindSimple (DISTINCT ON keeps whole rows, their scales with them), VALUES, or a
+// set operation (UNION, INTERSECT, EXCEPT, ALL or not), whose arms carry theirs too (setArms,
+// markArms) and whose groups of equal rows show one scale (finishSet).
 func (bd *binder) markScales(sel *pg.SelectStmt) {
-	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED &&
-		(sel.GetOp() != pg.SetOperation_SETOP_UNION || !sel.GetAll()) {
-		return
-	}
 	if bd.keepScales == nil {
 		bd.keepScales = map[*pg.SelectStmt]bool{}
 	}

@@ -34,6 +34,7 @@ func init() {
 	ownFunctions["numeric_div_exact"] = numericDivExact
 	ownFunctions["numeric_exact"] = numericExact
 	ownFunctions["numeric_value_scale"] = numericValueScale
+	ownFunctions["numeric_group_scale"] = numericGroupScale
 }
 
 // ErrValueScale is a value of text or double precision cast to numeric without a scale that
@@ -225,6 +226,39 @@ func numericTextAt(n *fnNode) error {
 				at = ds.Value(i)
 			}
 			return NumericText(d, at), true, nil
+		})
+	}
+	return nil
+}
+
+// ErrGroupScale is a group of equal numerics of different display scales, one of which a
+// set operation or DISTINCT shows (numeric_group_scale): PostgreSQL shows the one its plan
+// meets first, which flightsrv cannot know.
+var ErrGroupScale = &DataError{Code: "0A000", Msg: "equal numerics of different display scales (1.5 and 1.50) in one row of a UNION, INTERSECT, EXCEPT or " +
+	"DISTINCT read as text are not supported: PostgreSQL shows the one its plan meets first; cast them to one numeric(p,s)"}
+
+// numericGroupScale is numeric_group_scale(v, lo, hi): the display scale (int32) of the value
+// v of a group of equal numerics (a row of UNION, INTERSECT, EXCEPT or DISTINCT) whose
+// members' display scales range from lo to hi (the int32 min and max over the group): lo
+// where they agree, NULL where any argument is NULL (a NULL value shows no digits), and
+// ErrGroupScale where they differ.
+func numericGroupScale(n *fnNode) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
+	for _, t := range n.types[1:] {
+		if t == nil || t.ID() != arrow.INT32 {
+			return errors.New("arguments 2 and 3 must be int32")
+		}
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		lo, hi := args[1].(*array.Int32), args[2].(*array.Int32)
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			if lo.Value(i) != hi.Value(i) {
+				return 0, false, ErrGroupScale
+			}
+			return lo.Value(i), true, nil
 		})
 	}
 	return nil
