@@ -41,10 +41,13 @@ import (
 // A derived table's or WITH query's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
-// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. A scalar subquery's
+// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. DISTINCT ON keeps
+// it with its row; a set operation's arms carry theirs (markArms, setArms), and UNION,
+// INTERSECT and EXCEPT show a group's one scale (finishSet, numeric_group_scale). A scalar subquery's
 // value is joined with its display scale beside it, the subquery bound a second time as
 // scale(x) (scaleJoin, sublinkScale). Where the scale cannot be followed — a varying numeric
-// read from a CTE or set operation (the scope's col.vary without scaleName), a GROUP BY key
+// read from a derived table, CTE or set operation under a join (the scope's col.vary without
+// scaleName, which every projection passing the column keeps), a GROUP BY key
 // (but a scalar subquery's, groupedScale), min or max (one row's value) — its text is refused
 // by name (lostScale), never written at the column's scale.
 
