@@ -64,12 +64,16 @@ func lostScale(what string) dscale {
 }
 
 // scaleOf is the display scale of the varying numeric column i of sc: the hidden column
-// scaleName names (a derived table's, keepScales), lostScale where the scope has none.
-func (sc *scope) scaleOf(i int) dscale {
+// scaleName names (a derived table's, keepScales), read through numeric_scale_known (a row of
+// a set operation whose equal values came with different display scales holds -1 there,
+// finishSet, and is refused where its scale is read), lostScale where the scope has none.
+func (bd *binder) scaleOf(sc *scope, i int) dscale {
 	if n := sc.cols[i].scaleName; n != "" {
 		if j := slices.IndexFunc(sc.cols, func(c col) bool { return c.name == n }); j >= 0 {
 			ref := sc.ref(j)
-			return func() (expr.Expression, error) { return ref, nil }
+			return onceScale(func() (expr.Expression, error) {
+				return bd.fn(URNPostgres, "numeric_scale_known", i32Type(), ref)
+			})
 		}
 	}
 	return lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")

@@ -194,8 +194,9 @@ func (bd *binder) groupScaleMeasures(u *boundRel, pairs []scalePair, first int) 
 // EXCEPT), to es (its visible columns, over in) and, for each of pairs, the display scale
 // of the row's value: numeric_group_scale of the group's least and greatest scales, which in
 // holds from column first on (min, max per pair, groupScaleMeasures) — one scale where the
-// group's members agree, refused at run time where equal values of different scales meet
-// (PostgreSQL shows the one its plan meets first). The columns keep larm's kinds and names
+// group's members agree, -1 where equal values of different scales meet (PostgreSQL shows
+// the one its plan meets first), refused only where the scale is read (scaleOf), so that the
+// values alone still answer. The columns keep larm's kinds and names
 // (l's), the display scales named beside them as larm names them.
 func (bd *binder) finishSet(in *boundRel, es []expr.Expression, pairs []scalePair, first int, l, larm *boundRel) (*boundRel, error) {
 	n := len(es)
