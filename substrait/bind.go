@@ -578,28 +578,37 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
 		if c.hidden {
-			out.sc.cols = append(out.sc.cols, c) // a display scale (unionScales)
+			out.sc.cols = append(out.sc.cols, c) // a display scale (setArms)
 			continue
 		}
 		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod, scaleName: c.scaleName}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
-		return bd.distinct(out)
+		return bd.unionDistinct(out, l, larm)
 	}
 	return out, nil
 }
 
 // setArms binds the two inputs of a set operation (op names it in errors) and casts them to
-// common column types: the left input as bound, and both arms cast.
+// common column types: the left input as bound (its visible columns), and both arms cast.
+// A set operation read alone (keepScales) carries each numeric column whose display scale
+// varies (by arm or by row) with its display scale as a hidden column after the visible
+// ones, in both arms (setScales): larm's visible column names it (col.scaleName).
 func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRel, err error) {
-	l, err = bd.bindSelect(sel.GetLarg())
+	keep := bd.keepScales[sel]
+	if keep {
+		// Its arms carry their own varying numerics' display scales out, for this binding.
+		defer bd.markArms(sel)()
+	}
+	lfull, err := bd.bindSelect(sel.GetLarg())
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := bd.bindSelect(sel.GetRarg())
+	rfull, err := bd.bindSelect(sel.GetRarg())
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	l, r := visibleCols(lfull), visibleCols(rfull)
 	if len(l.sc.cols) != len(r.sc.cols) {
 		return nil, nil, nil, errorf(InvalidArgument, "each %s query must have the same number of columns", op)
 	}
@@ -623,18 +632,6 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			common[i] = lt
 		case isNumber(lf) && isNumber(rf):
 			common[i] = widerNumber(lt, rt)
-			if familyOf(common[i]) == famNumeric {
-				err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op)
-				if err != nil && op != "UNION" && (op != "EXCEPT" || l.sc.cols[i].vary) {
-					// INTERSECT shows the value of the input PostgreSQL's plan hashes first
-					// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
-					return nil, nil, nil, err
-				}
-				// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
-				// shows 1.5 and 2.25): the column holds them exactly at the larger scale
-				// (widerNumber), its display scale varying by row (col.vary, dscale.go).
-				vary[i] = err != nil
-			}
 		case datetimeCommon(lt, rt) != nil:
 			common[i] = datetimeCommon(lt, rt)
 		default:
@@ -642,12 +639,52 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", op,
 				modTypeName(lt, lc.bpchar, false, lc.typmod), modTypeName(rt, rc.bpchar, false, rc.typmod))
 		}
+		if familyOf(common[i]) == famNumeric {
+			// An untyped literal arm ('2.5') is numeric_in's value, at its own display
+			// scale, not the other arm's.
+			lv, rv := bval{e: expr.NewNullLiteral(lt)}, bval{e: expr.NewNullLiteral(rt)}
+			for _, u := range []struct {
+				br *boundRel
+				v  *bval
+			}{{l, &lv}, {r, &rv}} {
+				if unknownCol(u.br, i) && u.br.unknown[i].str != nil {
+					// Held at a scale that holds it exactly (7.125 beside 1.50).
+					us := staticScale(u.br.unknown[i])
+					*u.v = bval{e: expr.NewNullLiteral(numType(us))}
+					if cs, _ := numScale(common[i]); cs < us {
+						common[i] = widerNumber(common[i], numType(us))
+					}
+				}
+			}
+			err := sameScales([]bval{lv, rv}, op)
+			if err != nil && op == "INTERSECT" {
+				// INTERSECT shows the value of the input PostgreSQL's plan hashes first
+				// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
+				return nil, nil, nil, err
+			}
+			// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
+			// shows 1.5 and 2.25): the column holds them exactly at the larger scale
+			// (widerNumber), its display scale varying by row (col.vary, dscale.go); so
+			// does EXCEPT's left untyped literal.
+			vary[i] = err != nil && (op != "EXCEPT" || lu) || l.sc.cols[i].vary || r.sc.cols[i].vary && op != "EXCEPT"
+		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
-	if larm, err = bd.castProject(l, common, r); err != nil {
+	carry, scales, names := bd.setScales(keep, op, lfull, rfull, l, r, common, vary)
+	if larm, err = bd.scaledArm(lfull, l, scales[0], names); err != nil {
 		return nil, nil, nil, err
 	}
-	if rarm, err = bd.castProject(r, common, l); err != nil {
+	if rarm, err = bd.scaledArm(rfull, r, scales[1], names); err != nil {
+		return nil, nil, nil, err
+	}
+	ts := slices.Clone(common)
+	for range names {
+		ts = append(ts, i32Type())
+	}
+	if larm, err = bd.castProject(larm, ts, r); err != nil {
+		return nil, nil, nil, err
+	}
+	if rarm, err = bd.castProject(rarm, ts, l); err != nil {
 		return nil, nil, nil, err
 	}
 	for i, v := range vary {
@@ -667,10 +704,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			larm.sc.cols[i].typmod = lc.typmod
 		}
 	}
-	if op == "UNION" {
-		larm, rarm, err = bd.unionScales(sel, l, r, larm, rarm, vary)
+	for _, arm := range []*boundRel{larm, rarm} {
+		nameScales(arm, carry, names)
 	}
-	return l, larm, rarm, err
+	return l, larm, rarm, nil
 }
 
 // armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown
@@ -761,8 +798,10 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 			if j, ok := rootFieldIndex(fr); ok && j < len(br.sc.cols) {
 				// A column passed through keeps its kind (bytea, json, jsonb: INTERSECT's
 				// bytea showed its bytes as text) and its type modifier.
+				// A numeric whose display scale varies by row keeps varying (dscale.go): its
+				// text stays refused unless the caller names its scale again (scaleName).
 				c, src := &out.sc.cols[i], br.sc.cols[j]
-				c.bytea, c.json, c.jsonb, c.typmod, c.domainKey = src.bytea, src.json, src.jsonb, src.typmod, src.domainKey
+				c.bytea, c.json, c.jsonb, c.typmod, c.domainKey, c.vary = src.bytea, src.json, src.jsonb, src.typmod, src.domainKey, src.vary
 			}
 		}
 	}
@@ -949,7 +988,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	var unknown []bval                   // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
-	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
+	// Under DISTINCT ON, whose kept rows are whole rows of the select list, they travel with
+	// their rows; plain DISTINCT would group by them.
+	keepScales := bd.keepScales[sel] && (len(sel.GetDistinctClause()) == 0 || isDistinctOn(sel.GetDistinctClause()))
 	var scales []expr.Expression
 	var scaleOf []int
 	for i, it := range items {
@@ -991,7 +1032,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
 	bd.win = win
 	dc := sel.GetDistinctClause()
-	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
+	distinctOn := isDistinctOn(dc)
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
 	for i, k := range keys {
 		// A json or jsonb output column sorts by docSortKey's key, computed beside it.

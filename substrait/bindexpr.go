@@ -1190,7 +1190,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 	v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 	v.domainKey = sc.cols[i].domainKey
 	if sc.cols[i].vary {
-		v.ds = sc.scaleOf(i)
+		v.ds = bd.scaleOf(sc, i)
 	}
 	return v, nil
 }

@@ -233,6 +233,10 @@ func FuzzSQL(f *testing.F) {
 		"SELECT substring(id FROM length(id)::bigint), left(id, 2.0), substring(id FROM 2 FOR '3'), current_setting('work_mem') FROM messages WHERE " + routed,
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY timestamp - timestamp), percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY interval '1 day') FROM messages WHERE " + routed,
 		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s, (VALUES (1.5), (2.250)) v(y) WHERE x > y EXCEPT ALL SELECT 2.5",
+		// scale18: display scales through DISTINCT ON and set operations read back (trial31).
+		"SELECT x::text, k FROM (SELECT DISTINCT ON (k) k, x FROM (VALUES (1, 1.5), (2, 3)) v(k, x) ORDER BY k) s",
+		"SELECT x::text FROM (SELECT n AS x FROM (VALUES (1.5), (0.10)) v(n) INTERSECT ALL SELECT '1.5' EXCEPT SELECT avg(1) UNION SELECT 1.50 UNION ALL SELECT '7.125') s",
+		"WITH c AS (SELECT id, avg(length(id)) AS x FROM messages WHERE " + routed + " GROUP BY id UNION SELECT '2.5', 1.5) SELECT x::text FROM c",
 		// srf18c: fields of a record-returning set-returning function in a select list.
 		"SELECT (json_each(value::json)).key, (jsonb_each_text(value::jsonb)).*, count(*) OVER () FROM messages WHERE " + routed + " ORDER BY (json_each(value::json)).value->>'a'",
 		"SELECT DISTINCT ON ((json_each_text('{\"a\":1}')).key) (json_each_text('{\"a\":1}')).*, count(*) FROM messages WHERE " + routed + " GROUP BY 1 ORDER BY 1",
