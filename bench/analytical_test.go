@@ -137,17 +137,7 @@ func BenchmarkAnalytical(b *testing.B) {
 			b.Fatalf("%s=%q: want a positive number", EnvAnalyticalRounds, s)
 		}
 	}
-	queries := analyticalQueries
-	if s := os.Getenv(EnvAnalyticalQueries); s != "" {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			b.Fatalf("%s: %v", EnvAnalyticalQueries, err)
-		}
-		queries = slices.DeleteFunc(slices.Clone(queries), func(q analyticalQuery) bool { return !re.MatchString(q.name) })
-		if len(queries) == 0 {
-			b.Fatalf("%s=%q matches no query", EnvAnalyticalQueries, s)
-		}
-	}
+	queries := selectQueries(b, analyticalQueries, func(q analyticalQuery) string { return q.name })
 	duck, err := startDuckDB()
 	if err != nil {
 		b.Skipf("no DuckDB: %v", err)
@@ -416,4 +406,24 @@ func duckAnalytical(d *duckDB, sql string) (duckAnswer, error) {
 		return d.Query(sql)
 	}
 	return d.QueryArrow(sql)
+}
+
+// selectQueries returns the queries of all whose names (name) match EnvAnalyticalQueries, a
+// regular expression (all of them when it is unset); a bad expression or one matching nothing
+// fails b.
+func selectQueries[Q any](b *testing.B, all []Q, name func(Q) string) []Q {
+	b.Helper()
+	s := os.Getenv(EnvAnalyticalQueries)
+	if s == "" {
+		return all
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		b.Fatalf("%s: %v", EnvAnalyticalQueries, err)
+	}
+	out := slices.DeleteFunc(slices.Clone(all), func(q Q) bool { return !re.MatchString(name(q)) })
+	if len(out) == 0 {
+		b.Fatalf("%s=%q matches no query", EnvAnalyticalQueries, s)
+	}
+	return out
 }

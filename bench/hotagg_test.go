@@ -19,11 +19,15 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 )
 
+// hotQuery is one of BenchmarkAnalyticalHot's queries: its name, flightsrv's SQL and
+// PostgreSQL's direct SQL over the relation R.
+type hotQuery struct{ name, sql, direct string }
+
 // hotQueries are issue 19's aggregate queries with every bucket hot, each beside the same
 // aggregate PostgreSQL computes directly over the records table (R: the table's rows of
 // January–June, origin the decoded partition key, doc the value as jsonb, as the issue spells
 // it: convert_from(value, 'UTF8')::jsonb ->> 'delay').
-var hotQueries = []struct{ name, sql, direct string }{
+var hotQueries = []hotQuery{
 	{"count(*)", analyticalQueries[0].sql, "SELECT count(*) FROM R"},
 	{"origin, count(*) GROUP BY 1", analyticalQueries[1].sql, "SELECT origin, count(*) FROM R GROUP BY 1"},
 	{"count(*) WHERE delay > 60", analyticalQueries[2].sql, "SELECT count(*) FROM R WHERE (doc->>'delay')::int > 60"},
@@ -42,9 +46,12 @@ var hotQueries = []struct{ name, sql, direct string }{
 // PostgreSQL computing the same aggregate directly over the records table (one statement,
 // its default parallel workers). Every answer's size (a scalar's value, else its row count)
 // must equal PostgreSQL's. It prints the medians and the ratio of pushdown on to PostgreSQL
-// (issue 19's target: at most 1.2×). With FLIGHTSRV_ANALYTICAL_BASELINE naming another
-// flightsrv binary (an earlier build), that binary is served too (pushdown on) and measured in
-// the same rounds, beside this tree's build.
+// (issue 19's target: at most 1.2×), and the mean CPU time a query (the serving process's and
+// every PostgreSQL process's, parallel workers included: postgresCPU), which load moves less
+// than wall time. With FLIGHTSRV_ANALYTICAL_BASELINE naming another flightsrv binary (an
+// earlier build), that binary is served too (pushdown on) and measured in the same rounds,
+// beside this tree's build; FLIGHTSRV_ANALYTICAL_QUERIES selects queries by name, as for
+// BenchmarkAnalytical.
 func BenchmarkAnalyticalHot(b *testing.B) {
 	ctx := context.Background()
 	src := filepath.Join(repoRoot(), "testdata", "flights-sample.parquet")
@@ -57,7 +64,9 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 			b.Fatalf("%s=%q: want a positive number", EnvAnalyticalRounds, s)
 		}
 	}
-	store, url := pgtest.Start(b).NewStore(b)
+	queries := selectQueries(b, hotQueries, func(q hotQuery) string { return q.name })
+	pg := pgtest.Start(b)
+	store, url := pg.NewStore(b)
 	tbl, err := routing.NewDurableTable(flightsTable, store, nil, routing.Options{Clock: func() time.Time { return asOf }})
 	if err != nil {
 		b.Fatal(err)
@@ -84,60 +93,77 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 		FROM pulpitum_v4_records WHERE table_id = '%s' AND event_time >= TIMESTAMPTZ '2001-01-01 00:00:00+00' AND event_time < TIMESTAMPTZ '2001-07-01 00:00:00+00') AS R`, flightsTable.TableID)
 
 	bins := testproc.Build(b, b.TempDir(), testproc.Flightsrv)
-	serve := func(bin string, pushdown bool) *flightsql.Client {
+	serve := func(bin string, pushdown bool) (*flightsql.Client, *testproc.Process) {
 		proc, addr := testproc.StartReady(b, "flightsrv serve", flightsrvReady, bin, "serve",
 			"--store", url, "--analytical", fmt.Sprintf("--pushdown=%t", pushdown),
 			"--table", fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=month,window=%d", flightsTable.Name, flightsTable.TableID, flightsTable.PartitionColumn, flightsTable.WritableBuckets),
 			"--listen", "127.0.0.1:0", "--no-auth")
 		b.Cleanup(proc.Stop)
-		return (&scanSuite{}).client(b, addr)
+		return (&scanSuite{}).client(b, addr), proc
 	}
-	on, off := serve(bins[0], true), serve(bins[0], false)
-	var base *flightsql.Client
+	on, onProc := serve(bins[0], true)
+	off, _ := serve(bins[0], false)
+	var (
+		base     *flightsql.Client
+		baseProc *testproc.Process
+	)
 	if bin := os.Getenv(EnvAnalyticalBaseline); bin != "" {
-		base = serve(bin, true)
+		base, baseProc = serve(bin, true)
 	}
-	type figures struct{ on, off, pg, base []time.Duration }
-	figs := make([]figures, len(hotQueries))
-	for qi, q := range hotQueries {
+	// CPU time of a run: the serving process's and PostgreSQL's (every backend and parallel
+	// worker, exited ones included: postgresCPU), which load moves less than wall time.
+	pgCPU := postgresCPU(b, pg)
+	cpuOf := func(proc *testproc.Process) time.Duration {
+		if proc == nil {
+			return pgCPU()
+		}
+		return procCPU(b, proc.Pid()) + pgCPU()
+	}
+	type figures struct {
+		on, off, pg, base     []time.Duration
+		cpuOn, cpuPG, cpuBase time.Duration
+	}
+	figs := make([]figures, len(queries))
+	for qi, q := range queries {
 		f := &figs[qi]
 		direct := strings.Replace(q.direct, "FROM R", "FROM "+rel, 1)
 		for round := -1; round < rounds; round++ {
-			t0 := time.Now()
+			c0, t0 := cpuOf(onProc), time.Now()
 			nOn, err := analyticalRun(ctx, on, q.sql)
 			if err != nil {
 				b.Fatalf("pushdown on: %s: %v", q.name, err)
 			}
-			dOn := time.Since(t0)
+			dOn, cOn := time.Since(t0), cpuOf(onProc)-c0
 			t0 = time.Now()
 			nOff, err := analyticalRun(ctx, off, q.sql)
 			if err != nil {
 				b.Fatalf("pushdown off: %s: %v", q.name, err)
 			}
 			dOff := time.Since(t0)
-			var dBase time.Duration
+			var dBase, cBase time.Duration
 			if base != nil {
-				t0 = time.Now()
+				c0, t0 = cpuOf(baseProc), time.Now()
 				nBase, err := analyticalRun(ctx, base, q.sql)
 				if err != nil {
 					b.Fatalf("baseline: %s: %v", q.name, err)
 				}
-				dBase = time.Since(t0)
+				dBase, cBase = time.Since(t0), cpuOf(baseProc)-c0
 				if nBase != nOn {
 					b.Fatalf("%s: baseline answers %d, this build %d", q.name, nBase, nOn)
 				}
 			}
-			t0 = time.Now()
+			c0, t0 = cpuOf(nil), time.Now()
 			nPG, err := pgAnswer(ctx, conn, direct)
 			if err != nil {
 				b.Fatalf("PostgreSQL: %s: %v", q.name, err)
 			}
-			dPG := time.Since(t0)
+			dPG, cPG := time.Since(t0), cpuOf(nil)-c0
 			if nOn != nPG || nOff != nPG {
 				b.Fatalf("%s: flightsrv answers %d (pushdown on) and %d (off), PostgreSQL %d", q.name, nOn, nOff, nPG)
 			}
 			if round >= 0 {
 				f.on, f.off, f.pg = append(f.on, dOn), append(f.off, dOff), append(f.pg, dPG)
+				f.cpuOn, f.cpuPG, f.cpuBase = f.cpuOn+cOn, f.cpuPG+cPG, f.cpuBase+cBase
 				if base != nil {
 					f.base = append(f.base, dBase)
 				}
@@ -145,28 +171,29 @@ func BenchmarkAnalyticalHot(b *testing.B) {
 		}
 	}
 	out := io.Writer(os.Stdout)
-	fmt.Fprintf(out, "\n== issue 19's queries with every bucket hot in PostgreSQL %s (%d flights of %s, month buckets, --analytical), medians of %d rounds ==\n",
+	fmt.Fprintf(out, "\n== issue 19's queries with every bucket hot in PostgreSQL %s (%d flights of %s, month buckets, --analytical), medians of %d rounds; CPU: means a query, flightsrv's and PostgreSQL's ==\n",
 		pgVersion, stats.Appended, filepath.Base(src), rounds)
-	head := fmt.Sprintf("%-50s %14s %14s %14s %10s", "query", "pushdown on", "pushdown off", "PostgreSQL", "on÷PG")
+	head := fmt.Sprintf("%-50s %14s %14s %14s %10s %10s %10s", "query", "pushdown on", "pushdown off", "PostgreSQL", "on÷PG", "CPU on", "CPU PG")
 	if base != nil {
-		head += fmt.Sprintf(" %14s %10s", "baseline on", "on÷base")
+		head += fmt.Sprintf(" %14s %10s %10s", "baseline on", "on÷base", "CPU base")
 	}
 	fmt.Fprintln(out, head)
 	met := 0
-	for qi, q := range hotQueries {
+	perQuery := func(d time.Duration) time.Duration { return (d / time.Duration(rounds)).Round(100 * time.Microsecond) }
+	for qi, q := range queries {
 		f := figs[qi]
 		ratio := float64(median(f.on)) / float64(median(f.pg))
 		if ratio <= 1.2 {
 			met++
 		}
-		line := fmt.Sprintf("%-50s %14v %14v %14v %9.2f×", q.name, median(f.on).Round(100*time.Microsecond),
-			median(f.off).Round(100*time.Microsecond), median(f.pg).Round(100*time.Microsecond), ratio)
+		line := fmt.Sprintf("%-50s %14v %14v %14v %9.2f× %10v %10v", q.name, median(f.on).Round(100*time.Microsecond),
+			median(f.off).Round(100*time.Microsecond), median(f.pg).Round(100*time.Microsecond), ratio, perQuery(f.cpuOn), perQuery(f.cpuPG))
 		if base != nil {
-			line += fmt.Sprintf(" %14v %9.2f×", median(f.base).Round(100*time.Microsecond), float64(median(f.on))/float64(median(f.base)))
+			line += fmt.Sprintf(" %14v %9.2f× %10v", median(f.base).Round(100*time.Microsecond), float64(median(f.on))/float64(median(f.base)), perQuery(f.cpuBase))
 		}
 		fmt.Fprintln(out, line)
 	}
-	fmt.Fprintf(out, "target (issue 19): every bucket hot, within 1.2× of PostgreSQL computing the same aggregate directly: %d of %d met\n", met, len(hotQueries))
+	fmt.Fprintf(out, "target (issue 19): every bucket hot, within 1.2× of PostgreSQL computing the same aggregate directly: %d of %d met\n", met, len(queries))
 }
 
 // pgAnswer runs sql on PostgreSQL and returns its answer's size as analyticalRun does: the

@@ -46,8 +46,8 @@ func TestAggregateFilterGuardsArgumentsAsPostgres(t *testing.T) {
 	// A row the filter passes fails as PostgreSQL's does.
 	for _, cl := range clients {
 		for q, state := range map[string]string{
-			"SELECT sum(10 / x) FILTER (WHERE x IS NOT NULL) " + vals:                           "22012",
-			"SELECT max(s::int) FILTER (WHERE x <> 0) " + vals:                                   "22P02",
+			"SELECT sum(10 / x) FILTER (WHERE x IS NOT NULL) " + vals:                               "22012",
+			"SELECT max(s::int) FILTER (WHERE x <> 0) " + vals:                                      "22P02",
 			"SELECT sum(1000 / " + delay + ") FILTER (WHERE " + delay + " >= 0) FROM flights" + rng: "22012",
 			// A FILTER's own AND evaluates left to right, as a select list's does.
 			"SELECT count(*) FILTER (WHERE 1000 / " + delay + " > 5 AND " + delay + " <> 0) FROM flights" + rng: "22012",

@@ -325,6 +325,9 @@ func goldenValue(a arrow.Array, i int) any {
 		return v.Value(i).ToTime(unit).UTC().Format(goldenTime)
 	case *array.Date32:
 		return v.Value(i).ToTime().UTC().Format(goldenTime)
+	case *array.Time64:
+		// A time of day as its microseconds, as pgTypedErr spells PostgreSQL's time.
+		return fmt.Sprintf("time:%d", int64(v.Value(i))/map[arrow.TimeUnit]int64{arrow.Microsecond: 1, arrow.Nanosecond: 1000}[v.DataType().(*arrow.Time64Type).Unit])
 	case *array.MonthDayNanoInterval:
 		x := v.Value(i)
 		return intervalText(int64(x.Months), int64(x.Days), x.Nanoseconds/1000)
@@ -395,6 +398,8 @@ func pgTypedErr(ctx context.Context, conn *pgx.Conn, sql string) ([]string, [][]
 				vals[i] = x.UTC().Format(goldenTime) // as goldenValue spells ours
 			case pgtype.Interval:
 				vals[i] = intervalText(int64(x.Months), int64(x.Days), x.Microseconds)
+			case pgtype.Time:
+				vals[i] = fmt.Sprintf("time:%d", x.Microseconds) // as goldenValue spells ours
 			}
 			if v != nil && (typs[i] == "json" || typs[i] == "jsonb") {
 				vals[i] = string(raw[i])
@@ -435,7 +440,7 @@ var pgTypeNames = map[arrow.Type]string{
 	arrow.INT16: "int2", arrow.INT32: "int4", arrow.INT64: "int8", arrow.FLOAT32: "float4", arrow.FLOAT64: "float8",
 	arrow.DECIMAL128: "numeric", arrow.DECIMAL256: "numeric", arrow.STRING: "text", arrow.LARGE_STRING: "text",
 	arrow.BINARY: "bytea", arrow.LARGE_BINARY: "bytea", arrow.TIMESTAMP: "timestamptz", arrow.DATE32: "date",
-	arrow.INTERVAL_MONTH_DAY_NANO: "interval", arrow.BOOL: "bool",
+	arrow.INTERVAL_MONTH_DAY_NANO: "interval", arrow.BOOL: "bool", arrow.TIME64: "time",
 }
 
 // compareTyped compares our answer with PostgreSQL's: "" when equal, else what differs. The

@@ -149,7 +149,8 @@ var intervalPercentileTexts = []string{
 
 // TestIntervalPercentileAsPostgres: percentile_cont of intervals answers PostgreSQL's
 // interval (trial 27's refusal), of type interval; an interpolation past interval's range is
-// its 22008; an array of fractions over intervals is refused by name.
+// its 22008; percentile_disc of intervals is refused by name (an array of fractions over
+// intervals answers: tools18_test.go).
 func TestIntervalPercentileAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	for _, cl := range clients {
@@ -158,7 +159,7 @@ func TestIntervalPercentileAsPostgres(t *testing.T) {
 			"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) AS p FROM (VALUES (interval '1 day'), (interval '2 days')) v(x)")...)
 		refusedAsPostgres(t, ctx, cl.c, pg, "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '170000000 years'), (interval '-170000000 years')) v(x)", "22008")
 		refusedAs(t, ctx, cl.c, codes.Unimplemented, map[string]string{
-			"SELECT percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_cont of interval is not supported"})
+			"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (interval '1 day')) v(x)": "percentile_disc of interval is not supported"})
 	}
 }
 
@@ -181,20 +182,21 @@ var setScaleTexts = []string{
 	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT SELECT 2.5) s",
 	"SELECT x::text FROM (SELECT 1.50 AS x EXCEPT ALL SELECT 2.5) s",
 	"SELECT x::text FROM (SELECT g * 1.50 AS x FROM generate_series(1, 4) g EXCEPT SELECT 3.0) s ORDER BY 1",
+	// A UNION's rows and a UNION ALL of three arms carry their scales too (scale18).
+	"SELECT x::text FROM (SELECT 1.5 AS x UNION SELECT 2.250) s ORDER BY 1",
+	"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s ORDER BY 1",
 }
 
 // TestSetOperationScalesAsPostgres: the text of a UNION ALL's, a VALUES list's and an
 // EXCEPT's numerics of different display scales is PostgreSQL's, each row at its own scale;
-// where the scale cannot be followed (INTERSECT, which shows the value of whichever input
-// PostgreSQL's plan hashes first; a UNION, whose DISTINCT would need the scales; a
-// UNION ALL of three arms; max of them, a window's sum) the text is refused by name.
+// where the scale cannot be followed (INTERSECT of arms of different scales, which shows the
+// value of whichever input PostgreSQL's plan hashes first; max of them, a window's sum) the
+// text is refused by name.
 func TestSetOperationScalesAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
 	for _, cl := range clients {
 		compareTextsAsPostgres(t, ctx, pg, cl, setScaleTexts)
 		for _, q := range []string{
-			"SELECT x::text FROM (SELECT 1.5 AS x UNION SELECT 2.250) s",
-			"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s",
 			// One row's value of them (max), a sum over a window: refused as of any
 			// varying numeric.
 			"SELECT max(x)::text FROM (VALUES (1.5), (2.250)) v(x)",

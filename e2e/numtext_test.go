@@ -213,8 +213,8 @@ var textIntervalInputs = []string{
 
 // TestTextToIntervalAsPostgres: text computed per row cast to interval (interval_in, the reader
 // of interval constants) answers PostgreSQL's intervals (their text) or its error, a constant's
-// and a row's alike; a form flightsrv does not read is refused by name. time and uuid, which
-// flightsrv has no type for, stay refused by name.
+// and a row's alike; a form flightsrv does not read is refused by name. time with time zone
+// and uuid, which flightsrv has no type for, stay refused by name.
 func TestTextToIntervalAsPostgres(t *testing.T) {
 	e := newEnv(t)
 	cl := dial(t, e.on)
@@ -229,10 +229,10 @@ func TestTextToIntervalAsPostgres(t *testing.T) {
 		"SELECT (timestamp '2001-04-01 00:00' + (n || ' hours')::interval)::text FROM generate_series(1, 3) n ORDER BY 1",
 	)...)
 	refusedAs(t, ctx, cl, codes.Unimplemented, map[string]string{
-		"SELECT x::time FROM (VALUES ('10:00')) v(x)":                                "time",
+		"SELECT x::timetz FROM (VALUES ('10:00')) v(x)":                              "timetz",
 		"SELECT x::uuid FROM (VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')) v(x)": "uuid",
-		"SELECT '10:00'::time":                                "time",
-		"SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid": "uuid",
+		"SELECT '10:00'::timetz":                                                     "timetz",
+		"SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid":                        "uuid",
 	})
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
 )
 
 // dollarParams writes the `?` placeholders of q as PostgreSQL's $1, $2… left to right (q holds
@@ -115,37 +117,46 @@ func TestAnyListWithNullElementAsPostgres(t *testing.T) {
 		"SELECT count(*)::text AS v" + par18dWhere + " AND NOT (id = ANY(?))",
 		"SELECT count(*)::text AS v" + par18dWhere + " AND (id = ANY(?)) IS NULL",
 	} {
-		for _, list := range [][]*string{{&id, nil}, {nil}, nil} {
-			var want string
-			if err := pg.QueryRow(ctx, dollarParams(q), list).Scan(&want); err != nil {
-				t.Fatalf("PostgreSQL %s: %v", q, err)
+		compareListParam(ctx, t, pg, clients, q, [][]*string{{&id, nil}, {nil}, nil})
+	}
+}
+
+// compareListParam compares q, whose one parameter is a list of text (`= ANY(?)`, `<> ALL(?)`),
+// bound to each of lists (a nil element NULL, a nil list NULL) through every client, with
+// PostgreSQL's answer to q with the same list (pgx binding a text[]): the first column of the
+// one row, text.
+func compareListParam(ctx context.Context, t *testing.T, pg *pgx.Conn, clients []namedClient, q string, lists [][]*string) {
+	t.Helper()
+	for _, list := range lists {
+		var want string
+		if err := pg.QueryRow(ctx, dollarParams(q), list).Scan(&want); err != nil {
+			t.Fatalf("PostgreSQL %s: %v", q, err)
+		}
+		for _, cl := range clients {
+			stmt, err := cl.c.Prepare(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: prepare %s: %v", cl.name, q, err)
 			}
-			for _, cl := range clients {
-				stmt, err := cl.c.Prepare(ctx, q)
-				if err != nil {
-					t.Fatalf("%s: prepare %s: %v", cl.name, q, err)
-				}
-				b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true}}, nil))
-				lb := b.Field(0).(*array.ListBuilder)
-				if list == nil {
-					lb.AppendNull()
-				} else {
-					lb.Append(true)
-					for _, s := range list {
-						if s == nil {
-							lb.ValueBuilder().AppendNull()
-						} else {
-							lb.ValueBuilder().(*array.StringBuilder).Append(*s)
-						}
+			b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true}}, nil))
+			lb := b.Field(0).(*array.ListBuilder)
+			if list == nil {
+				lb.AppendNull()
+			} else {
+				lb.Append(true)
+				for _, s := range list {
+					if s == nil {
+						lb.ValueBuilder().AppendNull()
+					} else {
+						lb.ValueBuilder().(*array.StringBuilder).Append(*s)
 					}
 				}
-				res := executeWith(t, ctx, cl.c, stmt, b)
-				got := res.recs[0].Column(0).(*array.String).Value(0)
-				res.release()
-				stmt.Close(ctx)
-				if got != want {
-					t.Errorf("%s: %s with %v: %s, want PostgreSQL's %s", cl.name, q, list, got, want)
-				}
+			}
+			res := executeWith(t, ctx, cl.c, stmt, b)
+			got := res.recs[0].Column(0).(*array.String).Value(0)
+			res.release()
+			stmt.Close(ctx)
+			if got != want {
+				t.Errorf("%s: %s with %v: %s, want PostgreSQL's %s", cl.name, q, list, got, want)
 			}
 		}
 	}
@@ -292,19 +303,7 @@ func TestPercentileFractionParameterAsPostgres(t *testing.T) {
 // parameters than PostgreSQL takes, the refusal is program_limit_exceeded (54000).
 func TestManyParametersAsPostgres(t *testing.T) {
 	ctx, pg, clients := avgEnv(t)
-	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT 50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := pgIDs(ctx, t, pg, 50)
 	const n = 6000
 	vs := make([]any, n)
 	decl := make([]arrow.DataType, n)
@@ -317,4 +316,23 @@ func TestManyParametersAsPostgres(t *testing.T) {
 	}
 	q := "SELECT count(*)::text AS v" + par18dWhere + " AND id IN (?" + strings.Repeat(", ?", n-1) + ")"
 	compareBoundN(ctx, t, pg, clients, q, "SELECT v FROM ("+dollarParams(q)+") q", decl, vs...)
+}
+
+// pgIDs are the first n ids (in their order) of PostgreSQL's flights of par18dWhere.
+func pgIDs(ctx context.Context, t *testing.T, pg *pgx.Conn, n int) []string {
+	t.Helper()
+	rows, err := pg.Query(ctx, "SELECT id"+par18dWhere+" ORDER BY id LIMIT "+strconv.Itoa(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
 }

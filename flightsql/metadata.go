@@ -114,6 +114,10 @@ func withColumnMetadata(table string, schema *arrow.Schema) *arrow.Schema {
 		if ts, ok := f.Type.(*arrow.TimestampType); ok {
 			mb = mb.Precision(int32(26)).Scale(int32(ts.Unit) * 3)
 		}
+		if tt, ok := f.Type.(*arrow.Time64Type); ok {
+			// PostgreSQL's time: hh:mm:ss.ffffff, 15 characters, 6 fractional digits.
+			mb = mb.Precision(int32(15)).Scale(int32(tt.Unit) * 3)
+		}
 		f.Metadata = mb.Metadata()
 		fields[i] = f
 	}
@@ -129,6 +133,8 @@ func sqlTypeName(t arrow.DataType) string {
 		return "BYTEA"
 	case arrow.TIMESTAMP:
 		return "TIMESTAMPTZ"
+	case arrow.TIME32, arrow.TIME64:
+		return "TIME"
 	case arrow.UINT64:
 		return "NUMERIC"
 	case arrow.INT64, arrow.UINT32:

@@ -256,10 +256,10 @@ func (s *Server) declaredParams(ctx context.Context, params *arrow.Schema) *arro
 	return arrow.NewSchema(fields, &md)
 }
 
-// textTimes returns t with timestamps replaced by utf8 (inside lists too).
+// textTimes returns t with timestamps and times of day replaced by utf8 (inside lists too).
 func textTimes(t arrow.DataType) arrow.DataType {
 	switch t := t.(type) {
-	case *arrow.TimestampType:
+	case *arrow.TimestampType, *arrow.Time32Type, *arrow.Time64Type:
 		return arrow.BinaryTypes.String
 	case *arrow.ListType:
 		f := t.ElemField()

@@ -28,6 +28,12 @@ import (
 // failure of the query.
 var ErrNoAggregate = errors.New("routing: the store cannot answer this aggregate without reading rows")
 
+// ErrNotSummed is a hot store's answer to a RowAggregate.Summed request that it answers only
+// bucket by bucket after all, nothing having been answered (the merged answer would cost it
+// more, or could not be attributed: routing/cockroach/rowagg.go, "Summed counts"): the caller
+// asks again without Summed.
+var ErrNotSummed = errors.New("routing: the store answers this row aggregate bucket by bucket")
+
 // AggregateRequest asks a store for the partial aggregate of one bucket's records inside
 // Range. A plain value, safe to copy (Measures is shared, not modified).
 type AggregateRequest struct {

@@ -156,3 +156,9 @@ func (c *CappedHotStore) AggregateRows(ctx context.Context, bs []BucketID, q Row
 	defer release()
 	return ra.AggregateRows(ctx, bs, q)
 }
+
+// SumsCounts is the hot store's SummedCounter capability (false without one).
+func (c *CappedHotStore) SumsCounts() bool {
+	sc, ok := c.HotStore.(SummedCounter)
+	return ok && sc.SumsCounts()
+}

@@ -179,6 +179,13 @@ type RowAggregate struct {
 	Grouped bool
 	// Measures are the partial-state columns after the groups.
 	Measures []RowMeasure
+	// Summed says the caller only merges the answered buckets' states (an ungrouped
+	// aggregate: its final aggregate never reads one bucket's state alone) and asks for
+	// every partition of the table with a route row in Range (partition discovery's), so a
+	// store may answer the merge of those states at once (RowAnswer.Summed) instead of
+	// bucket by bucket where that costs it less: the cockroach store does so for count(*)
+	// alone (routing/cockroach/rowagg.go, "Summed counts"). A store may ignore it.
+	Summed bool
 	// Schema is the answer's schema: one field per group then one per measure. Supported
 	// types: utf8 and int32/int64 groups, timestamp[ns, UTC] bins; int64 counts;
 	// decimal128(38, 0) or float64 sums; int32, int64, float64 (of integers), utf8 or
@@ -292,6 +299,21 @@ func (q RowAggregate) Validate() error {
 	return nil
 }
 
+// CountsOnly reports whether q asks count(*) alone (one or more times), with no filter and no
+// group: the shape a store may answer for many buckets at once from the table's count over
+// the range when q is Summed (routing/cockroach/rowagg.go, "Summed counts").
+func (q RowAggregate) CountsOnly() bool {
+	if q.Grouped || len(q.Groups) > 0 || len(q.Filter) > 0 || len(q.Measures) == 0 {
+		return false
+	}
+	for _, m := range q.Measures {
+		if m.Func != RowCountStar || m.Filter != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Fields returns every JSON member q reads, each once, in first-use order.
 func (q RowAggregate) Fields() []string {
 	var out []string
@@ -320,6 +342,10 @@ type RowAnswer struct {
 	// Declined reports a bucket the store would not compute exactly as the executor does
 	// (ErrNoAggregate for that bucket alone): its rows are read instead.
 	Declined bool
+	// Summed reports a hot bucket's answer to a RowAggregate.Summed request that holds no
+	// state of its own: its state is merged into the one state among the request's answers
+	// (the Reader of the first bucket answered, whose Summed is false). Its Reader is nil.
+	Summed bool
 }
 
 // Release releases the answers' readers.
@@ -342,6 +368,21 @@ type RowAggregator interface {
 	AggregateRows(ctx context.Context, bs []BucketID, q RowAggregate) ([]RowAnswer, error)
 }
 
+// SummedCounter is the optional capability of a RowAggregator that answers a Summed,
+// CountsOnly request over many buckets with one statement whatever their number (the
+// cockroach store on PostgreSQL: routing/cockroach/rowagg.go, "Summed counts"), so a caller
+// asks every bucket in one request rather than many at once.
+type SummedCounter interface {
+	SumsCounts() bool
+}
+
+// SumsCounts reports whether t's hot store answers a Summed, CountsOnly row aggregate over
+// many buckets at once (SummedCounter).
+func (t *DurableTable) SumsCounts() bool {
+	sc, ok := t.hot.(SummedCounter)
+	return ok && sc.SumsCounts()
+}
+
 // AggregateRows answers q for buckets bs of t (one answer per bucket, in order) from the
 // hot store, as routeBucket decides routes: a bucket with a cached archived route, or one the
 // statement finds archived (then cached), or whose part of q.Range is empty, is Declined and
@@ -358,8 +399,7 @@ func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAg
 		return nil, ErrNoAggregate
 	}
 	out := make([]RowAnswer, len(bs))
-	var ask []BucketID
-	var at []int
+	ask, at := make([]BucketID, 0, len(bs)), make([]int, 0, len(bs))
 	for i, b := range bs {
 		_, archived := t.archivedRoute(b)
 		if archived || q.Range.Intersect(b.Range()).Empty() {
@@ -390,7 +430,7 @@ func (t *DurableTable) AggregateRows(ctx context.Context, bs []BucketID, q RowAg
 			}
 			t.cache.PutArchived(b, a.Route.ManifestKey)
 			a.Declined = true
-		case a.Reader == nil:
+		case a.Reader == nil && !a.Summed:
 			a.Declined = true
 		default:
 			if err := checkPin(ctx, b, "", ""); err != nil {

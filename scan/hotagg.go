@@ -339,20 +339,18 @@ func hotBatchSize(units, fanout int) int {
 }
 
 // askHot asks the hot stores for every unit's partial state, hotBatchSize buckets a request
-// and at most the fan-out requests at once (the coordinator's goroutine among the askers),
-// then sets out to yield, in unit order, each run of answered buckets' partial states
-// (combine) and each run of buckets no store answered (archived, declined): through the
-// partial-aggregate port when the node has a store rewrite, else as row-reading fragments
-// under the fan-out bound. Each request holds a ledger reservation (one fragment) while it
-// runs.
+// and at most the fan-out requests at once (the coordinator's goroutine among the askers) —
+// for a count(*) alone over every partition, on a store that sums counts
+// (routing.SummedCounter), first all of them in one Summed request, and so only if the store
+// refuses it (routing.ErrNotSummed) — then yields them (yieldHot). Each request holds a
+// ledger reservation (one fragment) while it runs.
 func (s *storeStream) askHot() error {
 	units := s.n.units
 	h := s.n.hot
 	answers := make([]routing.RowAnswer, len(units))
-	batch := hotBatchSize(len(units), s.fanout)
-	chunks := (len(units) + batch - 1) / batch
-	err := s.each(chunks, "hot row aggregate", func(c int) error {
-		lo, hi := c*batch, min((c+1)*batch, len(units))
+	// ask asks units[lo:hi] in one request (summed: routing.RowAggregate.Summed), its answers
+	// into answers[lo:hi].
+	ask := func(lo, hi int, summed bool) error {
 		// A chunk the route cache knows archived throughout is the partial-aggregate port's
 		// (AggregateRows would decline every bucket of it): no request is built.
 		archived := true
@@ -374,7 +372,7 @@ func (s *storeStream) askHot() error {
 		}
 		s.rt.started.Add(int64(hi - lo))
 		res := s.rt.mem.Reserve(0)
-		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem))
+		as, err := s.n.src.Table.AggregateRows(s.ctx, bs, h.request(s.n.src.Range, s.rt.mem, summed))
 		res.Release()
 		switch {
 		case errors.Is(err, routing.ErrNoAggregate):
@@ -382,16 +380,46 @@ func (s *storeStream) askHot() error {
 				answers[i].Declined = true
 			}
 		case err != nil:
+			s.rt.started.Add(-int64(hi - lo))
 			return err
 		default:
 			copy(answers[lo:hi], as)
 		}
 		return nil
+	}
+	if h.summable() && s.n.src.Present != nil && h.q.CountsOnly() && s.n.src.Table.SumsCounts() {
+		// Every partition's count(*) in range, merged into one state: first one request,
+		// which the store answers with one statement (PostgreSQL: one count of the range,
+		// routing/cockroach/rowagg.go, "Summed counts") or refuses (ErrNotSummed); other
+		// shapes and stores, and a refusal, go as many requests at once, answered bucket by
+		// bucket.
+		err := ask(0, len(units), true)
+		switch {
+		case err == nil:
+			return s.yieldHot(answers)
+		case !errors.Is(err, routing.ErrNotSummed):
+			return err
+		}
+	}
+	batch := hotBatchSize(len(units), s.fanout)
+	chunks := (len(units) + batch - 1) / batch
+	err := s.each(chunks, "hot row aggregate", func(c int) error {
+		return ask(c*batch, min((c+1)*batch, len(units)), false)
 	})
 	if err != nil {
 		routing.ReleaseAnswers(answers)
 		return err
 	}
+	return s.yieldHot(answers)
+}
+
+// yieldHot sets out to yield, in unit order, each run of answered buckets' partial states
+// (combine) and each run of buckets no store answered (archived, declined): through the
+// partial-aggregate port when the node has a store rewrite, else as row-reading fragments
+// under the fan-out bound. It takes over the answers' readers.
+func (s *storeStream) yieldHot(answers []routing.RowAnswer) error {
+	units := s.n.units
+	h := s.n.hot
 	var outs []array.RecordReader
 	for i := 0; i < len(units); {
 		if !answers[i].Declined {
@@ -455,11 +483,26 @@ func (s *storeStream) askHot() error {
 }
 
 // request is the row-aggregate request of a fragment over rng, its batches allocated from
-// alloc.
-func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator) routing.RowAggregate {
+// alloc; summed as routing.RowAggregate.Summed.
+func (h *hotAggregate) request(rng routing.TimeRange, alloc memory.Allocator, summed bool) routing.RowAggregate {
 	q := h.q
-	q.Range, q.Alloc = rng, alloc
+	q.Range, q.Alloc, q.Summed = rng, alloc, summed
 	return q
+}
+
+// summable reports whether the buckets' partial states may be answered merged into one
+// (routing.RowAggregate.Summed): an ungrouped aggregate, whose final aggregate only merges
+// them, and whose state columns are all the store's (no partition key, no hotZero column).
+func (h *hotAggregate) summable() bool {
+	if h.q.Grouped || len(h.q.Groups) > 0 {
+		return false
+	}
+	for _, c := range h.from {
+		if c < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // combineRows is the most rows combine puts in one batch.
@@ -533,6 +576,9 @@ func (h *hotAggregate) combine(as []routing.RowAnswer, us []unit, partial *arrow
 		return nil
 	}
 	for k, a := range as {
+		if a.Reader == nil {
+			continue // merged into another answer's state (RowAnswer.Summed)
+		}
 		for a.Reader.Next() {
 			b := a.Reader.RecordBatch()
 			if !b.Schema().Equal(h.q.Schema) {

@@ -475,6 +475,12 @@ func aggregateSpec(groups []expr.Expression, measures []plan.AggRelMeasure, sub 
 			am.Func = aggregate.StddevSamp
 		case "stddev_pop":
 			am.Func = aggregate.StddevPop
+		case "bit_and":
+			am.Func = aggregate.BitAnd
+		case "bit_or":
+			am.Func = aggregate.BitOr
+		case "bit_xor":
+			am.Func = aggregate.BitXor
 		case "bool_and":
 			am.Func = aggregate.BoolAnd
 		case "bool_or":

@@ -12,12 +12,12 @@ func TestUnsupportedAggregateNamed(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)
 	for _, c := range []struct{ sql, name string }{
-		{"SELECT bit_xor(length(id)) FROM messages" + routedWhere, "bit_xor"},
-		{"SELECT channel_id, bit_and(length(id)) FROM messages" + routedWhere + " GROUP BY channel_id", "bit_and"},
+		{"SELECT range_agg(length(id)) FROM messages" + routedWhere, "range_agg"},
+		{"SELECT channel_id, range_intersect_agg(length(id)) FROM messages" + routedWhere + " GROUP BY channel_id", "range_intersect_agg"},
 		{"SELECT count(*), jsonb_object_agg(id, id) FROM messages" + routedWhere, "jsonb_object_agg"},
 		{"SELECT 1 + json_object_agg(id, id) FROM messages" + routedWhere, "json_object_agg"},
 		{"SELECT rank(1) WITHIN GROUP (ORDER BY length(id)) FROM messages" + routedWhere, "rank"},
-		{"SELECT channel_id FROM messages" + routedWhere + " GROUP BY channel_id HAVING bit_or(length(id)) IS NOT NULL", "bit_or"},
+		{"SELECT channel_id FROM messages" + routedWhere + " GROUP BY channel_id HAVING range_agg(length(id)) IS NOT NULL", "range_agg"},
 	} {
 		_, err := Prepare(c.sql, cat)
 		e, ok := err.(*Error)

@@ -586,28 +586,37 @@ func (bd *binder) bindUnion(sel *pg.SelectStmt) (*boundRel, error) {
 	out := &boundRel{rel: rel, sc: &scope{}, names: l.names}
 	for i, c := range larm.sc.cols {
 		if c.hidden {
-			out.sc.cols = append(out.sc.cols, c) // a display scale (unionScales)
+			out.sc.cols = append(out.sc.cols, c) // a display scale (setArms)
 			continue
 		}
 		out.sc.cols = append(out.sc.cols, col{name: l.names[i], typ: c.typ, vary: c.vary || rarm.sc.cols[i].vary, bytea: c.bytea || rarm.sc.cols[i].bytea, json: c.json, jsonb: c.jsonb, bpchar: c.bpchar, typmod: c.typmod, scaleName: c.scaleName}) // setArms: both arms'
 	}
 	if !sel.GetAll() {
-		return bd.distinct(out)
+		return bd.unionDistinct(out, l, larm)
 	}
 	return out, nil
 }
 
 // setArms binds the two inputs of a set operation (op names it in errors) and casts them to
-// common column types: the left input as bound, and both arms cast.
+// common column types: the left input as bound (its visible columns), and both arms cast.
+// A set operation read alone (keepScales) carries each numeric column whose display scale
+// varies (by arm or by row) with its display scale as a hidden column after the visible
+// ones, in both arms (setScales): larm's visible column names it (col.scaleName).
 func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRel, err error) {
-	l, err = bd.bindSelect(sel.GetLarg())
+	keep := bd.keepScales[sel]
+	if keep {
+		// Its arms carry their own varying numerics' display scales out, for this binding.
+		defer bd.markArms(sel)()
+	}
+	lfull, err := bd.bindSelect(sel.GetLarg())
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := bd.bindSelect(sel.GetRarg())
+	rfull, err := bd.bindSelect(sel.GetRarg())
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	l, r := visibleCols(lfull), visibleCols(rfull)
 	if len(l.sc.cols) != len(r.sc.cols) {
 		return nil, nil, nil, errorf(InvalidArgument, "each %s query must have the same number of columns", op)
 	}
@@ -631,18 +640,6 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			common[i] = lt
 		case isNumber(lf) && isNumber(rf):
 			common[i] = widerNumber(lt, rt)
-			if familyOf(common[i]) == famNumeric {
-				err := sameScales([]bval{{e: expr.NewNullLiteral(lt)}, {e: expr.NewNullLiteral(rt)}}, op)
-				if err != nil && op != "UNION" && (op != "EXCEPT" || l.sc.cols[i].vary) {
-					// INTERSECT shows the value of the input PostgreSQL's plan hashes first
-					// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
-					return nil, nil, nil, err
-				}
-				// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
-				// shows 1.5 and 2.25): the column holds them exactly at the larger scale
-				// (widerNumber), its display scale varying by row (col.vary, dscale.go).
-				vary[i] = err != nil
-			}
 		case datetimeCommon(lt, rt) != nil:
 			common[i] = datetimeCommon(lt, rt)
 		default:
@@ -650,12 +647,52 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			return nil, nil, nil, errorf(InvalidArgument, "%s types %s and %s cannot be matched", op,
 				modTypeName(lt, lc.bpchar, false, lc.typmod), modTypeName(rt, rc.bpchar, false, rc.typmod))
 		}
+		if familyOf(common[i]) == famNumeric {
+			// An untyped literal arm ('2.5') is numeric_in's value, at its own display
+			// scale, not the other arm's.
+			lv, rv := bval{e: expr.NewNullLiteral(lt)}, bval{e: expr.NewNullLiteral(rt)}
+			for _, u := range []struct {
+				br *boundRel
+				v  *bval
+			}{{l, &lv}, {r, &rv}} {
+				if unknownCol(u.br, i) && u.br.unknown[i].str != nil {
+					// Held at a scale that holds it exactly (7.125 beside 1.50).
+					us := staticScale(u.br.unknown[i])
+					*u.v = bval{e: expr.NewNullLiteral(numType(us))}
+					if cs, _ := numScale(common[i]); cs < us {
+						common[i] = widerNumber(common[i], numType(us))
+					}
+				}
+			}
+			err := sameScales([]bval{lv, rv}, op)
+			if err != nil && op == "INTERSECT" {
+				// INTERSECT shows the value of the input PostgreSQL's plan hashes first
+				// (the smaller), 1.5 or 1.50; EXCEPT the left's (exceptScales).
+				return nil, nil, nil, err
+			}
+			// UNION keeps each value's display scale (SELECT 1.5 UNION ALL SELECT 2.25
+			// shows 1.5 and 2.25): the column holds them exactly at the larger scale
+			// (widerNumber), its display scale varying by row (col.vary, dscale.go); so
+			// does EXCEPT's left untyped literal.
+			vary[i] = err != nil && (op != "EXCEPT" || lu) || l.sc.cols[i].vary || r.sc.cols[i].vary && op != "EXCEPT"
+		}
 		common[i] = common[i].WithNullability(nullableN)
 	}
-	if larm, err = bd.castProject(l, common, r); err != nil {
+	carry, scales, names := bd.setScales(keep, op, lfull, rfull, l, r, common, vary)
+	if larm, err = bd.scaledArm(lfull, l, scales[0], names); err != nil {
 		return nil, nil, nil, err
 	}
-	if rarm, err = bd.castProject(r, common, l); err != nil {
+	if rarm, err = bd.scaledArm(rfull, r, scales[1], names); err != nil {
+		return nil, nil, nil, err
+	}
+	ts := slices.Clone(common)
+	for range names {
+		ts = append(ts, i32Type())
+	}
+	if larm, err = bd.castProject(larm, ts, r); err != nil {
+		return nil, nil, nil, err
+	}
+	if rarm, err = bd.castProject(rarm, ts, l); err != nil {
 		return nil, nil, nil, err
 	}
 	for i, v := range vary {
@@ -675,10 +712,10 @@ func (bd *binder) setArms(sel *pg.SelectStmt, op string) (l, larm, rarm *boundRe
 			larm.sc.cols[i].typmod = lc.typmod
 		}
 	}
-	if op == "UNION" {
-		larm, rarm, err = bd.unionScales(sel, l, r, larm, rarm, vary)
+	for _, arm := range []*boundRel{larm, rarm} {
+		nameScales(arm, carry, names)
 	}
-	return l, larm, rarm, err
+	return l, larm, rarm, nil
 }
 
 // armValue is a set operation arm's output column i as a value for bpcharCommon: its unknown
@@ -769,8 +806,10 @@ func (bd *binder) project(br *boundRel, es []expr.Expression, names []string) (*
 			if j, ok := rootFieldIndex(fr); ok && j < len(br.sc.cols) {
 				// A column passed through keeps its kind (bytea, json, jsonb: INTERSECT's
 				// bytea showed its bytes as text) and its type modifier.
+				// A numeric whose display scale varies by row keeps varying (dscale.go): its
+				// text stays refused unless the caller names its scale again (scaleName).
 				c, src := &out.sc.cols[i], br.sc.cols[j]
-				c.bytea, c.json, c.jsonb, c.typmod, c.domainKey = src.bytea, src.json, src.jsonb, src.typmod, src.domainKey
+				c.bytea, c.json, c.jsonb, c.typmod, c.domainKey, c.vary = src.bytea, src.json, src.jsonb, src.typmod, src.domainKey, src.vary
 			}
 		}
 	}
@@ -891,16 +930,22 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if sel.GetGroupDistinct() {
 		return nil, unimplemented("GROUP BY DISTINCT")
 	}
-	// The select list: expressions over in (or over the aggregate), with names.
-	if err := bd.opts.checkColumns(len(targets)); err != nil {
+	// The select list: expressions over in (or over the aggregate), with names. Its limits
+	// count the client's entries, not the hidden ones a rewrite added (hiddenTargets).
+	hidden := hiddenTargets(targets)
+	if err := bd.opts.checkColumns(len(targets) - hidden); err != nil {
 		return nil, err
 	}
 	items, err := bd.expandTargets(targets, in.sc)
 	if err != nil {
 		return nil, err
 	}
-	if err := bd.opts.checkColumns(len(items)); err != nil {
+	if err := bd.opts.checkColumns(len(items) - hidden); err != nil {
 		return nil, err
+	}
+	if len(items)-hidden+len(sel.GetGroupClause())+len(sel.GetSortClause()) > MaxOutputColumns &&
+		len(items)-hidden+junkTargets(items, sel) > MaxOutputColumns {
+		return nil, errTooManyTargets
 	}
 	var (
 		base   *boundRel // the relation the select list is evaluated over
@@ -957,7 +1002,9 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	var unknown []bval                   // boundRel.unknown
 	// A derived table's varying numerics carry their display scales out (keepScales): each
 	// one's scale expression, bound with the select list (an average's adds its measures).
-	keepScales := bd.keepScales[sel] && len(sel.GetDistinctClause()) == 0
+	// Under DISTINCT ON, whose kept rows are whole rows of the select list, they travel with
+	// their rows; plain DISTINCT would group by them.
+	keepScales := bd.keepScales[sel] && (len(sel.GetDistinctClause()) == 0 || isDistinctOn(sel.GetDistinctClause()))
 	var scales []expr.Expression
 	var scaleOf []int
 	for i, it := range items {
@@ -999,7 +1046,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	// ORDER BY keys: output columns, or expressions evaluated beside the select list.
 	bd.win = win
 	dc := sel.GetDistinctClause()
-	distinctOn := len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
+	distinctOn := isDistinctOn(dc)
 	keys, extra, err := bd.sortKeys(sel.GetSortClause(), items, outs, names, in.sc, len(dc) > 0 && !distinctOn)
 	for i, k := range keys {
 		// A json or jsonb output column sorts by docSortKey's key, computed beside it.
@@ -1140,7 +1187,7 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		}
 		out = append(out, bselItem{node: rt.GetVal(), name: name})
 	}
-	if len(out) > MaxOutputColumns {
+	if len(out)-hiddenTargets(list) > MaxOutputColumns {
 		return nil, errTooManyTargets
 	}
 	return out, nil
@@ -1177,6 +1224,69 @@ func starWithoutTables(sel *pg.SelectStmt) error {
 	}
 	check(sel)
 	return err
+}
+
+// hiddenTargets counts the entries of a select list that a rewrite of the statement added
+// (deferred.go's error columns "?error0?"…: a name in question marks, at no location of the
+// client's text), which PostgreSQL's target list does not hold.
+func hiddenTargets(list []*pg.Node) int {
+	n := 0
+	for _, t := range list {
+		rt := t.GetResTarget()
+		name := rt.GetName()
+		if rt != nil && rt.GetLocation() < 0 && len(name) > 2 && name[0] == '?' && name[len(name)-1] == '?' && name != "?column?" {
+			n++
+		}
+	}
+	return n
+}
+
+// junkTargets counts the entries PostgreSQL adds to the target list of sel, whose select list
+// is items, for its GROUP BY and ORDER BY expressions (findTargetlistEntrySQL99's resjunk
+// entries): each distinct expression that is neither an entry of the select list (the same
+// expression, wherever written) nor a reference to one (an output column's name or number)
+// nor a GROUP BY entry already counted. Grouping sets count their expressions likewise. The
+// select list and these are PostgreSQL's target list, at most MaxOutputColumns entries.
+func junkTargets(items []bselItem, sel *pg.SelectStmt) int {
+	seen := map[string]bool{}
+	key := func(n *pg.Node) string {
+		b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(withoutLocations(n))
+		return string(b)
+	}
+	names := map[string]bool{}
+	for _, it := range items {
+		seen[key(it.node)] = true
+		names[it.name] = true
+	}
+	n := 0
+	var add func(e *pg.Node)
+	add = func(e *pg.Node) {
+		if gs := e.GetGroupingSet(); gs != nil {
+			for _, c := range gs.GetContent() {
+				add(c)
+			}
+			return
+		}
+		if c := e.GetAConst(); c != nil && c.GetIval() != nil {
+			return // a select-list entry by its number
+		}
+		if cr := e.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && names[cr.GetFields()[0].GetString_().GetSval()] {
+			return // an output column by its name
+		}
+		if k := key(e); !seen[k] {
+			seen[k] = true
+			n++
+		}
+	}
+	for _, g := range sel.GetGroupClause() {
+		add(g)
+	}
+	for _, o := range sel.GetSortClause() {
+		if sb := o.GetSortBy(); sb != nil {
+			add(sb.GetNode())
+		}
+	}
+	return n
 }
 
 // columnRefNode is a ColumnRef for an expanded * entry.
@@ -2031,6 +2141,8 @@ func typeName(t types.Type) string {
 		return "bytea"
 	case *types.DateType:
 		return "date"
+	case *types.PrecisionTimeType, *types.TimeType:
+		return "time without time zone"
 	case *types.PrecisionTimestampTzType, *types.TimestampTzType:
 		return "timestamp with time zone"
 	case *types.PrecisionTimestampType, *types.TimestampType:
@@ -2059,6 +2171,10 @@ func arrowSchema(sc *scope, names []string) (*arrow.Schema, error) {
 			// arrow-go v18.8.0 does not map interval_compound: the executor's
 			// month_day_nano_interval (scan/ops interval.go).
 			t, nullable, err = arrow.FixedWidthTypes.MonthDayNanoInterval, true, nil
+		}
+		if l, ok := c.typ.(*types.ListType); ok && isIntervalType(l.Type) {
+			// An array of intervals (percentile_cont(ARRAY[…]) of intervals).
+			t, nullable, err = arrow.ListOf(arrow.FixedWidthTypes.MonthDayNanoInterval), true, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("substrait: output column %d: %w", i, err)

@@ -35,9 +35,9 @@ const (
 )
 
 // ownAggregates returns the YAML declaring the aggregates of URNPostgres: min and max of
-// text, binary and boolean (Substrait's standard min/max are numeric and temporal only),
-// PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop) and
-// bool_and and bool_or over boolean (scan/aggregate statagg.go evaluates them), sum of
+// text, binary, boolean and interval (Substrait's standard min/max are numeric and temporal only),
+// PostgreSQL's variance family over fp64 (var_samp, var_pop, stddev_samp, stddev_pop),
+// bool_and and bool_or over boolean, bit_and, bit_or and bit_xor over integers (scan/aggregate statagg.go evaluates them), sum of
 // bigint as numeric (decimal<38,0>, PostgreSQL's type for it). Loaded into
 // substrait-go's default collection once, so that plans using them decode too.
 func ownAggregates() string {
@@ -52,12 +52,22 @@ func ownAggregates() string {
 	}
 	for _, name := range []string{"min", "max"} {
 		decl(name, "string", "binary", "boolean")
+		// min and max of time (timetype.go): functions_datetime declares its deprecated time only.
+		b.WriteString("      - args:\n          - value: precision_time<P>\n        nullability: DECLARED_OUTPUT\n" +
+			"        decomposable: MANY\n        intermediate: precision_time?<P>\n        return: precision_time?<P>\n")
+		// Of intervals (scan/aggregate's intervalExtremes): substrait-go's YAML types have no
+		// interval_compound, so the argument's own type, last, after the impls above; bound
+		// by the compound name min:any (intervalMinMax).
+		decl(name, "any1")
 	}
 	for _, name := range varianceAggregates {
 		decl(name, "fp64")
 	}
 	decl("bool_and", "boolean")
 	decl("bool_or", "boolean")
+	for _, name := range []string{"bit_and", "bit_or", "bit_xor"} {
+		decl(name, "i16", "i32", "i64")
+	}
 	// sum(bigint) → numeric, PostgreSQL's type for it (the executor's exact 128-bit total).
 	b.WriteString("  - name: \"sum\"\n    impls:\n")
 	b.WriteString("      - args:\n          - value: i64\n        nullability: DECLARED_OUTPUT\n        decomposable: MANY\n        intermediate: decimal?<38,0>\n        return: decimal?<38,0>\n")
@@ -73,6 +83,8 @@ func ownAggregates() string {
 	// substrait-go's YAML types have no interval_compound: the argument's own type, last, so
 	// that double precision matches the impl above.
 	b.WriteString("      - args:\n          - value: fp64\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: any1?\n")
+	// percentile_cont(float8[], interval): an array of intervals (intervalContAcc's Multi).
+	b.WriteString("      - args:\n          - value: list<fp64?>\n          - value: any1\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: list?<any1?>\n")
 	b.WriteString("  - name: \"percentile_disc\"\n    impls:\n")
 	for _, t := range []string{"i64", "fp64"} {
 		fmt.Fprintf(&b, "      - args:\n          - value: fp64\n          - value: %s\n        nullability: DECLARED_OUTPUT\n        decomposable: NONE\n        return: %s?\n", t, t)
@@ -259,6 +271,7 @@ const (
 	famTimestamp
 	famDate
 	famNumeric
+	famTime // time without time zone (timetype.go)
 )
 
 // isNumber reports whether f is a family of numbers (integers, numeric, floats).
@@ -282,6 +295,8 @@ func familyOf(t types.Type) family {
 		return famDate
 	case *types.DecimalType:
 		return famNumeric
+	case *types.PrecisionTimeType, *types.TimeType:
+		return famTime
 	}
 	return famOther
 }
@@ -548,6 +563,12 @@ func literalOfType(s string, t types.Type) (expr.Expression, error) {
 			return nil, err
 		}
 		return expr.NewPrimitiveLiteral(types.Date(d.Unix()/86400), true), nil
+	case famTime:
+		us, err := timeIn(s)
+		if err != nil {
+			return nil, err
+		}
+		return timeLiteral(us), nil
 	}
 	return nil, errorf(InvalidArgument, "a literal of type %s is not supported", typeName(t))
 }
@@ -606,7 +627,7 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 	}
 	if x, ok := v.(string); ok {
 		switch familyOf(t) {
-		case famBool, famInt, famFloat, famTimestamp, famDate:
+		case famBool, famInt, famFloat, famTimestamp, famDate, famTime:
 			// A bound string is an untyped literal (DeclareParameterTypes): read by the type's
 			// input function (boolin, int2in/int4in/int8in, float4in/float8in, timestamp_in
 			// ignoring a written zone, timestamptz_in, date_in), as PostgreSQL reads a parameter
@@ -693,6 +714,18 @@ func paramLiteral(v any, t types.Type, pos int) (expr.Expression, error) {
 		if n, ok := asInt64(v); ok {
 			return expr.NewPrimitiveLiteral(float64(n), true), nil
 		}
+	case famTime:
+		switch x := v.(type) {
+		case timeOfDayParam:
+			if x < 0 || x > calendar.MicrosPerDay {
+				return nil, errFieldRange // past 24:00:00, as time_in refuses it
+			}
+			return timeLiteral(int64(x)), nil
+		case time.Time:
+			// An instant (database/sql's time64[ns]): its time of day in UTC, as
+			// timestamptz::time in the session's zone.
+			return timeLiteral(calendar.TimeOfDay(x.UnixNano())), nil
+		}
 	case famTimestamp:
 		switch x := v.(type) {
 		case time.Time:
@@ -755,6 +788,8 @@ func valueTypeName(v any) string {
 		return "double precision"
 	case time.Time:
 		return "timestamp with time zone"
+	case timeOfDayParam:
+		return "time without time zone"
 	case []any:
 		return "an array"
 	case *apd.Decimal:
@@ -1155,7 +1190,7 @@ func (bd *binder) columnRef(cr *pg.ColumnRef, sc *scope) (bval, error) {
 	v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = sc.cols[i].bytea, sc.cols[i].json, sc.cols[i].jsonb, sc.cols[i].bpchar, sc.cols[i].typmod
 	v.domainKey = sc.cols[i].domainKey
 	if sc.cols[i].vary {
-		v.ds = sc.scaleOf(i)
+		v.ds = bd.scaleOf(sc, i)
 	}
 	return v, nil
 }
@@ -1266,6 +1301,8 @@ func castTarget(tn *pg.TypeName) (types.Type, string, error) {
 		return wallclockType(), name, nil
 	case "date":
 		return dateType(), name, nil
+	case "time":
+		return timeType(), name, nil
 	case "bytea":
 		return binType(), name, nil
 	case "json", "jsonb":
@@ -1286,6 +1323,12 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 	if v, ok, err := bd.intervalTypeCast(tc); ok {
 		return v, err
 	}
+	if v, ok, err := bd.timestampTypmodCast(tc, sc); ok {
+		return v, err
+	}
+	if v, ok, err := bd.timeTypeCast(tc, sc); ok {
+		return v, err
+	}
 	t, name, err := castTarget(tc.GetTypeName())
 	if err != nil {
 		return bval{}, err
@@ -1299,7 +1342,7 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 		if err != nil {
 			return bval{}, err
 		}
-		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 {
+		if v.e != nil && isIntervalType(v.typ()) || v.null || v.param > 0 || isTimeVal(v) {
 			e, err := bd.intervalValue(v, "")
 			return typed(e), err
 		}
@@ -1395,6 +1438,9 @@ func (bd *binder) typeCast(tc *pg.TypeCast, sc *scope) (res bval, rerr error) {
 			return bd.byteaText(v)
 		}
 	}
+	if familyOf(t) == famTime {
+		return bd.toTime(v)
+	}
 	if v.str != nil && familyOf(t) == famTimestamp {
 		// An explicit cast's value is the text's instant: one outside timestamp[ns] is
 		// refused (22008 "timestamp out of range"), not clamped to the range as a bound
@@ -1480,6 +1526,9 @@ func (bd *binder) cast(e expr.Expression, t types.Type) (bval, error) {
 	have := e.GetType()
 	if sameType(have, t) {
 		return typed(e), nil
+	}
+	if familyOf(have) == famTime || familyOf(t) == famTime {
+		return bd.castTime(e, t)
 	}
 	if v, ok, err := bd.castInterval(e, t); ok {
 		return v, err
@@ -2140,20 +2189,31 @@ func (bd *binder) aExpr(a *pg.A_Expr, sc *scope) (bval, error) {
 		if v, ok, err := bd.jsonbArrayOperator(opName, a, sc); ok {
 			return v, err
 		}
+		if v, ok, err := bd.jsonPathArray(opName, a, sc); ok {
+			return v, err
+		}
 		l, r, err := bd.operands(a.GetLexpr(), a.GetRexpr(), sc)
 		if err != nil {
 			return bval{}, err
 		}
 		return bd.binary(opName, l, r)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		if opName != "=" || a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL {
-			return bval{}, unimplemented(opName + " ANY/ALL (…) other than = ANY")
+		// x <> ALL(list) is NOT (x = ANY(list)) in three-valued logic (De Morgan over the
+		// elements: true for an empty list, NULL for a NULL one, as PostgreSQL's scalar array
+		// comparison answers).
+		all := a.GetKind() == pg.A_Expr_Kind_AEXPR_OP_ALL
+		if opName != "=" && opName != "<>" || (opName == "=") == all {
+			return bval{}, unimplemented(opName + " ANY/ALL (…) other than = ANY and <> ALL")
 		}
 		l, err := bindSide(a.GetLexpr())
 		if err != nil {
 			return bval{}, err
 		}
-		return bd.anyList(l, a.GetRexpr(), sc)
+		in, err := bd.anyList(l, a.GetRexpr(), sc)
+		if err != nil || !all {
+			return in, err
+		}
+		return negated(in.e, true)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		l, err := bindSide(a.GetLexpr())
 		if err != nil {
@@ -2300,9 +2360,13 @@ func (bd *binder) unary(op string, n *pg.Node, sc *scope) (bval, error) {
 	}
 	switch op {
 	case "+":
+		if isTimeVal(v) {
+			return bval{}, errorf(InvalidArgument, "operator does not exist: + time without time zone")
+		}
 		return v, nil
 	case "-":
-		if isIntervalVal(v) {
+		if isIntervalVal(v) || isTimeVal(v) {
+			// - time is - of the time as an interval (PostgreSQL's implicit cast).
 			return bd.intervalNeg(v)
 		}
 		if v.untyped() && v.param > 0 {
@@ -2364,6 +2428,9 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	if op == "||" {
 		return bd.concatOperator(l, r)
 	}
+	if v, ok, err := bd.timeBinary(op, l, r); ok || err != nil {
+		return v, err
+	}
 	if v, ok, err := bd.dateIntervalArith(op, l, r); ok || err != nil {
 		return v, err
 	}
@@ -2373,6 +2440,11 @@ func (bd *binder) binary(op string, l, r bval) (bval, error) {
 	if _, ok := comparisons[op]; ok {
 		e, err := bd.compare(op, l, r)
 		return typed(e), err
+	}
+	if _, ok := arithmetic[op]; (ok || op == "%") && l.untyped() && r.untyped() && !isIntervalVal(l) && !isIntervalVal(r) {
+		// Two untyped operands (`? + ?`, '1' * '2', NULL + NULL): PostgreSQL finds an operator
+		// of each numeric type and cannot choose (its 42725).
+		return bval{}, refused(InvalidArgument, "42725", "operator is not unique: unknown %s unknown", op)
 	}
 	if _, ok := arithmetic[op]; (ok || op == "%") && involvesNumeric(l, r) {
 		return bd.numericBinary(op, l, r)
@@ -3271,14 +3343,104 @@ func (bd *binder) jsonPathOp(op string, l, r bval) (bval, error) {
 	if err := textDoc(op, l, r); err != nil {
 		return bval{}, err
 	}
-	doc, err := bd.jsonDoc(l)
-	if err != nil {
-		return bval{}, err
-	}
 	if r.str == nil {
 		return bval{}, unimplemented(op + " with a path that is not a constant array")
 	}
 	keys, err := parseArrayLiteral(*r.str)
+	if err != nil {
+		return bval{}, err
+	}
+	return bd.jsonPathKeys(op, l, keys)
+}
+
+// jsonPathArray binds doc #> path and doc #>> path whose path is an ARRAY[…] constructor, cast
+// to text[] or varchar[] or not (Metabase's `value #>> array['delay']::text[]`), or a '{…}'
+// literal cast to one of them: the elements are text constants or parameters, evaluated when
+// the statement is bound (a NULL one makes the result NULL, as PostgreSQL's
+// jsonb_extract_path); ok is false for any other path, which the operator's usual binding
+// takes (an untyped '{…}' literal).
+func (bd *binder) jsonPathArray(op string, a *pg.A_Expr, sc *scope) (bval, bool, error) {
+	if op != "#>" && op != "#>>" {
+		return bval{}, false, nil
+	}
+	rx := a.GetRexpr()
+	arr := rx.GetAArrayExpr()
+	var lit *string
+	if tc := rx.GetTypeCast(); tc != nil && len(tc.GetTypeName().GetArrayBounds()) == 1 {
+		names := tc.GetTypeName().GetNames()
+		switch n := names[len(names)-1].GetString_().GetSval(); {
+		case n != "text" && n != "varchar" || len(tc.GetTypeName().GetTypmods()) > 0:
+			return bval{}, false, nil
+		case tc.GetArg().GetAArrayExpr() != nil:
+			arr = tc.GetArg().GetAArrayExpr()
+		case tc.GetArg().GetAConst().GetSval() != nil:
+			v := tc.GetArg().GetAConst().GetSval().GetSval()
+			lit = &v
+		}
+	}
+	if arr == nil && lit == nil {
+		return bval{}, false, nil
+	}
+	l, err := bd.bindExpr(a.GetLexpr(), sc)
+	if err != nil {
+		return bval{}, true, err
+	}
+	switch {
+	case l.untyped():
+		return bval{}, true, refused(InvalidArgument, "42725", "operator is not unique: unknown %s text[]", op)
+	case familyOf(l.typ()) == famString:
+		return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s text[]", opTypeName(l), op)
+	}
+	if lit != nil {
+		keys, err := parseArrayLiteral(*lit)
+		if err != nil {
+			return bval{}, true, err
+		}
+		v, err := bd.jsonPathKeys(op, l, keys)
+		return v, true, err
+	}
+	keys := make([]string, 0, len(arr.GetElements()))
+	null := false
+	for _, el := range arr.GetElements() {
+		if el.GetAArrayExpr() != nil {
+			return bval{}, true, unimplemented(op + " with a multidimensional path")
+		}
+		v, err := bd.bindExpr(el, sc)
+		if err != nil {
+			return bval{}, true, err
+		}
+		if !v.untyped() && familyOf(v.typ()) != famString {
+			return bval{}, true, errorf(InvalidArgument, "operator does not exist: %s %s %s[]", jsonTypeName(l), op, opTypeName(v))
+		}
+		e, err := bd.coerce(v, strType(), "an element of the path of "+op)
+		if err != nil {
+			return bval{}, true, err
+		}
+		k, stand, err := bd.constantTextOr(typed(e), unimplemented(op+" with a path element that is neither a constant nor a parameter"))
+		switch {
+		case err != nil:
+			return bval{}, true, err
+		case stand != nil:
+			keys = append(keys, "") // prepare time: any key gives the plan's shape
+		case k == nil:
+			null = true
+		default:
+			keys = append(keys, *k)
+		}
+	}
+	v, err := bd.jsonPathKeys(op, l, keys)
+	if err != nil || !null {
+		return v, true, err
+	}
+	n := typed(expr.NewNullLiteral(v.typ().WithNullability(nullableN)))
+	n.json, n.jsonb = v.json, v.jsonb
+	return n, true, nil
+}
+
+// jsonPathKeys is doc #> keys or doc #>> keys of the document l (json, jsonb, or a binary
+// value read as json).
+func (bd *binder) jsonPathKeys(op string, l bval, keys []string) (bval, error) {
+	doc, err := bd.jsonDoc(l)
 	if err != nil {
 		return bval{}, err
 	}
@@ -3356,6 +3518,10 @@ func (bd *binder) sqlValue(f *pg.SQLValueFunction) (bval, error) {
 		return bd.stable(expr.NewPrecisionTimestampLiteral(statementClockAt(bd.clock(), f.GetTypmod()), types.PrecisionNanoSeconds, nullableN))
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
 		return bd.stable(expr.NewPrimitiveLiteral(types.Date(bd.clock().Unix()/86400), true))
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return bd.localTime(f.GetTypmod())
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return bval{}, refused(Unimplemented, "0A000", "current_time (time with time zone) is not supported: localtime is the time without time zone")
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER,
 		pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 		return typed(expr.NewPrimitiveLiteral(bd.user(), true)), nil
@@ -3503,17 +3669,10 @@ func lengthModifier(kind string, mods []*pg.Node) (int64, error) {
 // for other targets.
 func (bd *binder) varcharTypeCast(tc *pg.TypeCast, sc *scope) (bval, bool, error) {
 	tn := tc.GetTypeName()
-	if tn == nil || len(tn.GetTypmods()) == 0 || len(tn.GetArrayBounds()) > 0 || tn.GetSetof() || tn.GetPctType() {
+	kind, ok := typmodCastName(tn)
+	if !ok {
 		return bval{}, false, nil
 	}
-	names := tn.GetNames()
-	if len(names) == 2 && names[0].GetString_().GetSval() == "pg_catalog" {
-		names = names[1:]
-	}
-	if len(names) != 1 {
-		return bval{}, false, nil
-	}
-	kind := names[0].GetString_().GetSval()
 	switch kind {
 	case "varchar":
 	case "bpchar":

@@ -28,7 +28,8 @@ var aggregateNames = map[string]bool{"count": true, "sum": true, "avg": true, "m
 	"bool_and": true, "bool_or": true, "every": true, "percentile_cont": true, "percentile_disc": true, "mode": true,
 	"string_agg": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
-	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true}
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true}
 
 // avgScale is the scale of avg over integers, numeric as in PostgreSQL: each value is
 // PostgreSQL's (the sum over the count at the scale numeric_div chooses, 16 to 20 digits
@@ -47,7 +48,6 @@ var aggregateAliases = map[string]string{"stddev": "stddev_samp", "variance": "v
 // run yet: a call of one is an aggregate (the statement is grouped) refused by name, never
 // taken for a scalar function over ungrouped columns.
 var unsupportedAggregates = map[string]bool{
-	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"json_object_agg": true, "jsonb_object_agg": true,
 	"xmlagg": true, "range_agg": true, "range_intersect_agg": true, "any_value": true,
 }
@@ -341,16 +341,27 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		at := arg.GetType()
 		fam := familyOf(at)
 		id := extensions.ID{Name: name}
+		if fam == famTime && (name == "sum" || name == "avg") {
+			// sum and avg of times are of intervals (PostgreSQL's implicit cast), interval.
+			if arg, err = bd.fn(URNPostgres, "time_interval", intervalType(), arg); err != nil {
+				return bval{}, err
+			}
+			at, fam = arg.GetType(), famOther
+		}
 		if isIntervalType(at) {
 			if (name == "sum" || name == "avg") && invocation != types.AggInvocationDistinct {
 				return bd.intervalSum(name == "avg", arg, filter, ac)
 			}
-			if name != "count" || invocation == types.AggInvocationDistinct {
+			switch {
+			case name == "min" || name == "max":
+				// Below, intervalExtremes.
+			case name != "count" || invocation == types.AggInvocationDistinct:
 				return bval{}, unimplemented(name + " of intervals")
-			}
-			// count(interval) counts the values that are not NULL: those of their text.
-			if arg, err = bd.fn(URNPostgres, "interval_text", strType(), arg); err != nil {
-				return bval{}, err
+			default:
+				// count(interval) counts the values that are not NULL: those of their text.
+				if arg, err = bd.fn(URNPostgres, "interval_text", strType(), arg); err != nil {
+					return bval{}, err
+				}
 			}
 		}
 		switch name {
@@ -455,6 +466,20 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			}
 			id = extensions.ID{URN: URNPostgres, Name: cmp.Or(aggregateAliases[name], name)}
 			out = fp64Type()
+		case "bit_and", "bit_or", "bit_xor":
+			// PostgreSQL's bit_and, bit_or and bit_xor of smallint, integer and bigint, of the
+			// argument's type (scan/aggregate's bitFold); its bit(n) overloads are not
+			// flightsrv's types.
+			if fam != famInt {
+				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, jsonTypeName(argv))
+			}
+			if invocation == types.AggInvocationDistinct {
+				if name == "bit_xor" {
+					return bval{}, unimplemented("bit_xor(DISTINCT …)")
+				}
+				invocation = types.AggInvocationAll // of distinct values: the same fold
+			}
+			id.URN, out = URNPostgres, at.WithNullability(nullableN)
 		case "bool_and", "bool_or", "every":
 			if fam != famBool {
 				return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, typeName(at))
@@ -465,6 +490,15 @@ func (bd *binder) measure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 			out = booleanType()
 		case "min", "max":
 			var ok bool
+			if isIntervalType(at) {
+				// PostgreSQL's interval_smaller and interval_larger (scan/aggregate's
+				// intervalExtremes), by the compound name of the impl declaring any1
+				// (ownAggregates), which a lookup by the argument's own signature does not find.
+				// DISTINCT changes nothing of an extreme.
+				id = extensions.ID{URN: URNPostgres, Name: name + ":any"}
+				invocation, out = types.AggInvocationAll, at.WithNullability(nullableN)
+				break
+			}
 			if fam == famNumeric {
 				// functions_arithmetic_decimal's min and max: the value keeps its scale.
 				// DISTINCT changes nothing of an extreme.
@@ -1220,6 +1254,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				field = strings.ToUpper(strings.TrimSuffix(u, "s"))
 			}
 		}
+		if isTimeVal(args[1]) {
+			return bd.timeExtract(name, field, *args[0].str, args[1])
+		}
 		if isIntervalVal(args[1]) {
 			return bd.intervalPart(name, field, args[1])
 		}
@@ -1325,9 +1362,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 				return typed(fn), err
 			}
 		}
-		if isIntervalVal(args[0]) {
+		if isIntervalVal(args[0]) || isTimeVal(args[0]) {
 			// interval_to_char: the timestamp template over the interval's fields (scan/ops
-			// tocharinterval.go).
+			// tocharinterval.go); a time is its interval (PostgreSQL's implicit cast).
 			iv, err := bd.intervalValue(args[0], "argument 1 of to_char")
 			if err != nil {
 				return bval{}, err

@@ -41,7 +41,8 @@ import (
 // plan (the caller maps its scan.ErrUnsupported to Unimplemented).
 //
 // A plan past a size limit (MaxPlanRelations, MaxSetInputs, MaxOutputColumns,
-// MaxExpressionNodes) is refused with InvalidArgument naming the limit, as SQL is.
+// MaxProjectionExpressions, MaxExpressionNodes) is refused with InvalidArgument naming the
+// limit, as SQL is.
 //
 // Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan with the
 // reason (errors.Is matches it); a base schema the table cannot serve is InvalidArgument naming

@@ -25,6 +25,12 @@ import (
 // expression (42P10 otherwise: DISTINCT ON (x) … ORDER BY y). Without ORDER BY, which row of
 // a group is kept is unspecified, as in PostgreSQL.
 
+// isDistinctOn reports a DISTINCT clause dc that is DISTINCT ON (…), not plain DISTINCT
+// (one nil item).
+func isDistinctOn(dc []*pg.Node) bool {
+	return len(dc) > 1 || len(dc) == 1 && dc[0].GetNode() != nil
+}
+
 // errDistinctOnOrder is PostgreSQL's refusal of an ORDER BY that does not start with the
 // DISTINCT ON expressions.
 var errDistinctOnOrder = &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"}
@@ -156,7 +162,13 @@ func (bd *binder) keepWhere(br *boundRel, wfs []expr.Expression, cond func(ws []
 		return nil, err
 	}
 	for i := range es {
-		out.sc.cols[i].bpchar = br.sc.cols[i].bpchar // character(n) columns stay so (bpchar.go)
+		c, src := &out.sc.cols[i], br.sc.cols[i]
+		c.bpchar = src.bpchar // character(n) columns stay so (bpchar.go)
+		// A varying numeric and its display scale's hidden column (keepScales) stay paired.
+		c.vary, c.scaleName = src.vary, src.scaleName
+		if src.hidden {
+			c.name, c.qual, c.hidden = src.name, src.qual, src.hidden
+		}
 	}
 	out.names = br.names
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -40,10 +41,13 @@ import (
 // A derived table's or WITH query's SELECT, read alone, computes each varying numeric's display scale as one more hidden
 // column (binder.keepScales, markScales), which the scope names beside the value
 // (col.scaleName): the query reading it binds that column as the value's display scale
-// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. A scalar subquery's
+// (scope.scaleOf), so an average of averages follows PostgreSQL's scales. DISTINCT ON keeps
+// it with its row; a set operation's arms carry theirs (markArms, setArms), and UNION,
+// INTERSECT and EXCEPT show a group's one scale (finishSet, numeric_group_scale). A scalar subquery's
 // value is joined with its display scale beside it, the subquery bound a second time as
 // scale(x) (scaleJoin, sublinkScale). Where the scale cannot be followed — a varying numeric
-// read from a CTE or set operation (the scope's col.vary without scaleName), a GROUP BY key
+// read from a derived table, CTE or set operation under a join (the scope's col.vary without
+// scaleName, which every projection passing the column keeps), a GROUP BY key
 // (but a scalar subquery's, groupedScale), min or max (one row's value) — its text is refused
 // by name (lostScale), never written at the column's scale.
 
@@ -60,12 +64,16 @@ func lostScale(what string) dscale {
 }
 
 // scaleOf is the display scale of the varying numeric column i of sc: the hidden column
-// scaleName names (a derived table's, keepScales), lostScale where the scope has none.
-func (sc *scope) scaleOf(i int) dscale {
+// scaleName names (a derived table's, keepScales), read through numeric_scale_known (a row of
+// a set operation whose equal values came with different display scales holds -1 there,
+// finishSet, and is refused where its scale is read), lostScale where the scope has none.
+func (bd *binder) scaleOf(sc *scope, i int) dscale {
 	if n := sc.cols[i].scaleName; n != "" {
 		if j := slices.IndexFunc(sc.cols, func(c col) bool { return c.name == n }); j >= 0 {
 			ref := sc.ref(j)
-			return func() (expr.Expression, error) { return ref, nil }
+			return onceScale(func() (expr.Expression, error) {
+				return bd.fn(URNPostgres, "numeric_scale_known", i32Type(), ref)
+			})
 		}
 	}
 	return lostScale("a numeric whose display scale varies by row (an average) read from a subquery, CTE or set operation")
@@ -74,13 +82,11 @@ func (sc *scope) scaleOf(i int) dscale {
 // markScales marks sel, the SELECT of a derived table read alone (the one FROM item of its
 // query: under a join, the hidden columns would change the join's plan, and its varying
 // numerics' text stays refused), for its varying numerics to carry their display scales out
-// (keepScales): a plain SELECT (no set operation), whose select list is bound by bindSelect,
-// or a UNION ALL, whose arms' scales unionScales carries.
+// (keepScales): a plain SELECT (no set operation) without plain DISTINCT, whose select list
+// is bound by bindSimple (DISTINCT ON keeps whole rows, their scales with them), VALUES, or a
+// set operation (UNION, INTERSECT, EXCEPT, ALL or not), whose arms carry theirs too (setArms,
+// markArms) and whose groups of equal rows show one scale (finishSet).
 func (bd *binder) markScales(sel *pg.SelectStmt) {
-	if sel.GetOp() != pg.SetOperation_SETOP_NONE && sel.GetOp() != pg.SetOperation_SET_OPERATION_UNDEFINED &&
-		(sel.GetOp() != pg.SetOperation_SETOP_UNION || !sel.GetAll()) {
-		return
-	}
 	if bd.keepScales == nil {
 		bd.keepScales = map[*pg.SelectStmt]bool{}
 	}
@@ -488,61 +494,131 @@ func isLiteral(e expr.Expression) bool {
 	return ok
 }
 
-// unionScales carries out the display scales of a UNION ALL read alone (keepScales) where
-// they differ only between its arms (SELECT 1.5 UNION ALL SELECT 2.250: each row shows its
-// arm's, as PostgreSQL's): each arm gets one more hidden column per such column, its arm's
-// scale as a constant, named beside the value (col.scaleName) as a derived table's. vary[i]
-// marks the columns whose arms' scales differ; a column whose arm itself varies by row (an
-// average, a CASE) keeps lostScale's refusal.
-func (bd *binder) unionScales(sel *pg.SelectStmt, l, r, larm, rarm *boundRel, vary []bool) (*boundRel, *boundRel, error) {
-	if !sel.GetAll() || !bd.keepScales[sel] {
-		return larm, rarm, nil
+// isScaleCol reports a hidden column holding the display scales of a varying numeric beside
+// it (keepScales: col.scaleName names it).
+func isScaleCol(c col) bool {
+	return c.hidden && c.qual == subqueryQual && strings.HasPrefix(c.name, "?dscale")
+}
+
+// visibleCols is br without the hidden display scale columns after its visible ones (a set
+// operation's arm read alone, markArms): a view of its scope, with the same relation, for
+// reading its columns' kinds and untyped literals — never to project over.
+func visibleCols(br *boundRel) *boundRel {
+	n := len(br.sc.cols)
+	for n > 0 && isScaleCol(br.sc.cols[n-1]) {
+		n--
 	}
-	var cols []int
-	for i, v := range vary {
-		if v && !l.sc.cols[i].vary && !r.sc.cols[i].vary {
-			cols = append(cols, i)
+	if n == len(br.sc.cols) {
+		return br
+	}
+	return &boundRel{rel: br.rel, sc: &scope{cols: br.sc.cols[:n]}, names: br.names[:min(n, len(br.names))], unknown: br.unknown}
+}
+
+// markArms marks both arms of sel, a set operation read alone (keepScales), for their varying
+// numerics to carry their display scales out as well (markScales); the function it returns
+// unmarks those it marked, once they are bound.
+func (bd *binder) markArms(sel *pg.SelectStmt) func() {
+	var marked []*pg.SelectStmt
+	for _, a := range []*pg.SelectStmt{sel.GetLarg(), sel.GetRarg()} {
+		if a != nil && !bd.keepScales[a] {
+			bd.markScales(a)
+			if bd.keepScales[a] {
+				marked = append(marked, a)
+			}
 		}
 	}
-	if len(cols) == 0 {
-		return larm, rarm, nil
+	return func() {
+		for _, a := range marked {
+			delete(bd.keepScales, a)
+		}
 	}
-	var names []string
-	for range cols {
+}
+
+// armScale is the display scale, as a nullable int32 expression over full (the arm as bound,
+// its hidden columns included), of the visible column i of a set operation's arm (view, its
+// visible columns): the hidden column named beside a varying one, the constant scale of one
+// that does not vary (its type's, an untyped literal's digits after the point, a NULL's 0);
+// ok false where the arm's own scales are lost (lostScale).
+func armScale(full, view *boundRel, i int) (_ expr.Expression, ok bool) {
+	c := view.sc.cols[i]
+	if !c.vary {
+		return expr.NewPrimitiveLiteral(staticScale(armValue(view, i)), true), true
+	}
+	if c.scaleName == "" {
+		return nil, false
+	}
+	j := slices.IndexFunc(full.sc.cols, func(h col) bool { return h.name == c.scaleName })
+	if j < 0 {
+		return nil, false
+	}
+	return nullable(full.sc.ref(j)), true
+}
+
+// setScales chooses the columns of a set operation read alone (keep, keepScales) that carry
+// their display scales as hidden columns (setArms): the numeric ones whose scale varies (vary,
+// by arm or by row) where both arms' scales are known (armScale; EXCEPT's right arm, whose
+// rows are never shown, a constant where its own are lost). It returns them, each arm's scale
+// expressions for them (over lfull, rfull), and the hidden columns' names.
+func (bd *binder) setScales(keep bool, op string, lfull, rfull, l, r *boundRel, common []types.Type, vary []bool) (cols []int, scales [2][]expr.Expression, names []string) {
+	if !keep {
+		return nil, scales, nil
+	}
+	for i, v := range vary {
+		if !v || familyOf(common[i]) != famNumeric {
+			continue
+		}
+		ls, lok := armScale(lfull, l, i)
+		rs, rok := armScale(rfull, r, i)
+		if !rok && op == "EXCEPT" {
+			rs, rok = expr.NewPrimitiveLiteral(int32(0), true), true
+		}
+		if !lok || !rok {
+			continue
+		}
+		cols = append(cols, i)
+		scales[0], scales[1] = append(scales[0], ls), append(scales[1], rs)
 		bd.scaleSeq++
 		names = append(names, fmt.Sprintf("?dscale%d?", bd.scaleSeq))
 	}
-	withScales := func(arm, src *boundRel) (*boundRel, error) {
-		n := len(arm.sc.cols)
-		es := make([]expr.Expression, 0, n+len(cols))
-		for i := range n {
-			es = append(es, arm.sc.ref(i))
-		}
-		for _, i := range cols {
-			s, _ := numScale(src.sc.cols[i].typ) // an integer's 0
-			es = append(es, expr.NewPrimitiveLiteral(s, false))
-		}
-		out, err := bd.project(arm, es, append(slices.Clone(arm.names[:n]), names...))
-		if err != nil {
-			return nil, err
-		}
-		for k := range out.sc.cols[:n] {
-			c := arm.sc.cols[k]
-			out.sc.cols[k].vary, out.sc.cols[k].bytea, out.sc.cols[k].json, out.sc.cols[k].jsonb = c.vary, c.bytea, c.json, c.jsonb
-			out.sc.cols[k].bpchar, out.sc.cols[k].typmod = c.bpchar, c.typmod
-		}
-		for k, i := range cols {
-			h := &out.sc.cols[n+k]
-			h.qual, h.hidden = subqueryQual, true
-			out.sc.cols[i].scaleName = h.name
-		}
-		out.names = arm.names
-		return out, nil
+	return cols, scales, names
+}
+
+// scaledArm is a set operation's arm full (view its visible columns) as the set operation
+// reads it: its visible columns, then the display scales setScales chose (scales, named
+// names), without the arm's own hidden columns.
+func (bd *binder) scaledArm(full, view *boundRel, scales []expr.Expression, names []string) (*boundRel, error) {
+	n := len(view.sc.cols)
+	if len(full.sc.cols) == n && len(scales) == 0 {
+		return full, nil
 	}
-	larm, err := withScales(larm, l)
+	es := make([]expr.Expression, 0, n+len(scales))
+	for i := range n {
+		es = append(es, full.sc.ref(i))
+	}
+	es = append(es, scales...)
+	vn := slices.Clone(view.names)
+	for len(vn) < n {
+		vn = append(vn, fmt.Sprintf("?column%d?", len(vn)))
+	}
+	out, err := bd.project(full, es, append(vn[:n], names...))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rarm, err = withScales(rarm, r)
-	return larm, rarm, err
+	for k := range n {
+		c := full.sc.cols[k]
+		out.sc.cols[k].bpchar, out.sc.cols[k].vary = c.bpchar, c.vary
+	}
+	out.unknown = full.unknown
+	return out, nil
+}
+
+// nameScales marks the last len(names) columns of arm (a set operation's, setArms) as the
+// hidden display scales of its columns cols, named beside them (col.scaleName).
+func nameScales(arm *boundRel, cols []int, names []string) {
+	n := len(arm.sc.cols) - len(names)
+	for k, i := range cols {
+		h := &arm.sc.cols[n+k]
+		h.name, h.qual, h.hidden = names[k], subqueryQual, true
+		arm.sc.cols[i].scaleName = names[k]
+	}
 }

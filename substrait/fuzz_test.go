@@ -174,6 +174,10 @@ var fuzzSQL = []string{
 	"SELECT json_object_keys(value), count(*), generate_series(1, 2) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' GROUP BY 1, 3",
 	`SELECT * FROM ROWS FROM (json_array_elements_text('[1, "a"]'), unnest(ARRAY[1, 2, 3])) WITH ORDINALITY AS r(a, b, n)`,
 	`SELECT concat_ws('-', id, true, 2.5), md5(id), md5(value), translate(id, 'abc', 'x'), make_date(2026, length(id) % 12 + 1, 1), json_typeof(value), extract(julian FROM timestamp) FROM messages WHERE channel_id = 'g' AND timestamp >= timezone('UTC', TIMESTAMP '2026-01-01') AND timestamp < '2026-01-02'`,
+	// time without time zone (timetype.go): input forms, time(p), casts, operators, extract,
+	// grouping and ordering (time18).
+	`SELECT timestamp::time, (timestamp::time + interval '90 minutes')::text, timestamp::time - time '12:00', timestamp::date + timestamp::time(0), extract(epoch FROM timestamp::time), date_part('hour', timestamp::time), count(*), min(timestamp::time), sum(timestamp::time) FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' AND timestamp::time BETWEEN '06:00' AND '6:30 pm' GROUP BY 1 ORDER BY 1 DESC`,
+	`SELECT time '06:59', '23:59:59.9999995'::time(3), time(0) '24:00', id::time, localtime(2), interval '-1 hour'::time, time '06:59' - '06:00', '1 hour' + time '01:00', date '2026-01-01' - time '06:59', to_char(time '06:59', 'HH24'), - time '01:00', time '06:59' * 2 FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02'`,
 }
 
 // FuzzSQL runs SQL text through the general binder (substrait.PrepareWith and BindGeneral,
@@ -229,6 +233,10 @@ func FuzzSQL(f *testing.F) {
 		"SELECT substring(id FROM length(id)::bigint), left(id, 2.0), substring(id FROM 2 FOR '3'), current_setting('work_mem') FROM messages WHERE " + routed,
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY timestamp - timestamp), percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY interval '1 day') FROM messages WHERE " + routed,
 		"SELECT x::text FROM (SELECT 1.5 AS x UNION ALL SELECT 2.250 UNION ALL SELECT 3) s, (VALUES (1.5), (2.250)) v(y) WHERE x > y EXCEPT ALL SELECT 2.5",
+		// scale18: display scales through DISTINCT ON and set operations read back (trial31).
+		"SELECT x::text, k FROM (SELECT DISTINCT ON (k) k, x FROM (VALUES (1, 1.5), (2, 3)) v(k, x) ORDER BY k) s",
+		"SELECT x::text FROM (SELECT n AS x FROM (VALUES (1.5), (0.10)) v(n) INTERSECT ALL SELECT '1.5' EXCEPT SELECT avg(1) UNION SELECT 1.50 UNION ALL SELECT '7.125') s",
+		"WITH c AS (SELECT id, avg(length(id)) AS x FROM messages WHERE " + routed + " GROUP BY id UNION SELECT '2.5', 1.5) SELECT x::text FROM c",
 		// srf18c: fields of a record-returning set-returning function in a select list.
 		"SELECT (json_each(value::json)).key, (jsonb_each_text(value::jsonb)).*, count(*) OVER () FROM messages WHERE " + routed + " ORDER BY (json_each(value::json)).value->>'a'",
 		"SELECT DISTINCT ON ((json_each_text('{\"a\":1}')).key) (json_each_text('{\"a\":1}')).*, count(*) FROM messages WHERE " + routed + " GROUP BY 1 ORDER BY 1",

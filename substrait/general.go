@@ -279,7 +279,7 @@ var showSettings = map[string]string{
 	"datestyle":                     "ISO, MDY",
 	"intervalstyle":                 "postgres",
 	"integer_datetimes":             "on",
-	"search_path":                   "public",
+	"search_path":                   `"$user", public`,
 	"transaction_isolation":         "read committed",
 	"default_transaction_read_only": "on",
 	"transaction_read_only":         "on",
@@ -482,7 +482,18 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return a.Value(row).ToTime().UTC(), nil
 	case *array.Date64:
 		return a.Value(row).ToTime().UTC(), nil
+	case *array.Time32:
+		// A time of day (the JDBC driver's setTime fills time32[ms]).
+		ms := int64(a.Value(row))
+		if a.DataType().(*arrow.Time32Type).Unit == arrow.Second {
+			ms *= 1000
+		}
+		return timeOfDayParam(ms * 1000), nil
 	case *array.Time64:
+		if a.DataType().(*arrow.Time64Type).Unit == arrow.Microsecond {
+			// A time of day (ADBC binds a Python datetime.time as time64[us]).
+			return timeOfDayParam(a.Value(row)), nil
+		}
 		// arrow-go's database/sql driver binds a time.Time as time64[ns] holding UnixNano
 		// (its only builder for time.Time): an instant, not a time of day.
 		ns, ok := toNanos(int64(a.Value(row)), a.DataType().(*arrow.Time64Type).Unit)
@@ -554,6 +565,11 @@ func paramArrowType(t types.Type) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case famDate:
 		return arrow.FixedWidthTypes.Date32
+	case famTime:
+		// time32[ms]: the JDBC driver's setTime writes milliseconds of the day into whatever
+		// time vector it is given (time64[us] read its 06:59:30 as 00:00:25.17); ADBC binds
+		// its own time64[us], accepted as well (arrowValue).
+		return arrow.FixedWidthTypes.Time32ms
 	case famNumeric:
 		// decimal128(38, 16) for a numeric parameter, decimal128(p, s) for one cast to
 		// numeric(p,s) (numparam.go), which ADBC and the JDBC driver's setBigDecimal bind

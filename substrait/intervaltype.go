@@ -56,6 +56,11 @@ func (bd *binder) intervalConstant(tagged string) bval {
 // intervalValue returns v as an interval expression: a typed interval as it is, an INTERVAL
 // constant as make_interval of its fields, NULL as a null interval.
 func (bd *binder) intervalValue(v bval, what string) (expr.Expression, error) {
+	if isTimeVal(v) {
+		// PostgreSQL's implicit time → interval cast (sum(time), time * 2, to_char(time, …)).
+		v, err := bd.timeAsInterval(v)
+		return v.e, err
+	}
 	if v.e != nil {
 		if !isIntervalType(v.typ()) {
 			return nil, errorf(InvalidArgument, "%s must be interval, not %s", what, typeName(v.typ()))
@@ -419,8 +424,9 @@ func (bd *binder) dateOrTimestamp(v bval, what string) (expr.Expression, error) 
 
 // justify binds justify_hours, justify_days and justify_interval (scan/ops interval.go).
 func (bd *binder) justify(name string, v bval) (bval, error) {
-	if !v.untyped() && !isIntervalVal(v) {
-		// PostgreSQL has justify_*(interval) alone: 42883 for another type.
+	if !v.untyped() && !isIntervalVal(v) && !isTimeVal(v) {
+		// PostgreSQL has justify_*(interval) alone (a time is one by its implicit cast): 42883
+		// for another type.
 		return bval{}, errorf(InvalidArgument, "function %s(%s) does not exist", name, opTypeName(v))
 	}
 	a, err := bd.intervalValue(v, "argument 1 of "+name)

@@ -112,7 +112,11 @@ func (bd *binder) likeEscapeCall(args []bval) (bval, error) {
 // returns instead a stand-in of type text standing for that parameter. An expression that
 // reads a column, or is not text, is refused by name as like_escape's argument.
 func (bd *binder) constantText(a bval) (v *string, standIn expr.Expression, err error) {
-	refuse := unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter")
+	return bd.constantTextOr(a, unimplemented("LIKE … ESCAPE (like_escape) with a pattern or escape character that is neither a constant nor a parameter"))
+}
+
+// constantTextOr is constantText refusing any other expression with refuse.
+func (bd *binder) constantTextOr(a bval, refuse error) (v *string, standIn expr.Expression, err error) {
 	if a.untyped() || familyOf(a.typ()) != famString || !isConstant(a.e) || holdsDeferred(a.e) {
 		return nil, nil, refuse
 	}

@@ -113,9 +113,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		// As it is, on scan/aggregate's ordered store: percentile_disc of any type
 		// PostgreSQL orders that the store orders as it does (its answer is one of the values).
 		work = at.WithNullability(nullableN)
-	case name == "percentile_cont" && !multi && isIntervalType(at):
-		// PostgreSQL's percentile_cont(float8, interval): interpolated intervals
-		// (scan/aggregate's intervalContAcc).
+	case name == "percentile_cont" && isIntervalType(at):
+		// PostgreSQL's percentile_cont(float8, interval) and percentile_cont(float8[],
+		// interval): interpolated intervals (scan/aggregate's intervalContAcc).
 		work = at.WithNullability(nullableN)
 	case name == "percentile_cont" && !multi && !isIntervalType(at) && fam != famNumeric:
 		// PostgreSQL has percentile_cont of double precision and interval alone (numeric
@@ -141,6 +141,9 @@ func (bd *binder) orderedSetMeasure(fc *pg.FuncCall, ac *aggCtx) (bval, error) {
 		// (bindexpr.go's ownAggregates), which substrait-go's lookup by the arguments' own
 		// signature (fp64_icompound) does not find.
 		id.Name = "percentile_cont:fp64_any"
+		if multi {
+			id.Name = "percentile_cont:list_any"
+		}
 	}
 	f, err := expr.NewAggregateFunc(bd.reg, id, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
 		[]expr.SortField{{Expr: x, Kind: kind}}, args...)

@@ -462,8 +462,8 @@ func castParameters(sql string, types map[int]string) (string, error) {
 // ParameterTypeName names the PostgreSQL type a bound parameter of Arrow type t declares
 // (DeclareParameterTypes): the integers by width (an unsigned one by the smallest signed type
 // holding it; uint64 numeric), real, double precision, numeric, text, bytea, boolean, date,
-// timestamp (without a zone) and timestamp with time zone, interval. ok is false for other
-// types (null, lists, structs, times of day…), which declare nothing.
+// timestamp (without a zone) and timestamp with time zone, interval, time (time32, time64[us]).
+// ok is false for other types (null, lists, structs, time64[ns]…), which declare nothing.
 func ParameterTypeName(t arrow.DataType) (name string, ok bool) {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.UINT8:
@@ -486,6 +486,14 @@ func ParameterTypeName(t arrow.DataType) (name string, ok bool) {
 		return "boolean", true
 	case arrow.DATE32, arrow.DATE64:
 		return "date", true
+	case arrow.TIME32:
+		return "time", true
+	case arrow.TIME64:
+		// time64[ns] is arrow-go's database/sql binding of a time.Time, an instant
+		// (general.go's arrowValue): it declares nothing.
+		if t.(*arrow.Time64Type).Unit == arrow.Microsecond {
+			return "time", true
+		}
 	case arrow.TIMESTAMP:
 		if t.(*arrow.TimestampType).TimeZone == "" {
 			return "timestamp", true

@@ -31,11 +31,12 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	if sel.GetAll() {
 		return bd.setAll(op, l, larm, rarm)
 	}
-	n := len(larm.sc.cols)
+	n := len(l.sc.cols) // larm's visible columns; its display scales follow (setArms)
 	u, err := bd.taggedUnion(op, l, larm, rarm)
 	if err != nil {
 		return nil, err
 	}
+	pairs := scalePairs(larm, n)
 	count := func(side int32) (plan.AggRelMeasure, error) {
 		f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNAggregate, Name: "count"}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil)
 		if err != nil {
@@ -62,13 +63,21 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	if err := refuseIntervalKeys(groups, op); err != nil {
 		return nil, err
 	}
-	arel, err := bd.b.AggregateExprs(u.rel, []plan.AggRelMeasure{left, right}, groups)
+	measures := []plan.AggRelMeasure{left, right}
+	scaleMeasures, err := bd.groupScaleMeasures(u, pairs, n+1)
+	if err != nil {
+		return nil, err
+	}
+	arel, err := bd.b.AggregateExprs(u.rel, append(measures, scaleMeasures...), groups)
 	if err != nil {
 		return nil, fmt.Errorf("bind %s: %w", op, err)
 	}
 	asc := &scope{cols: slices.Clone(u.sc.cols[:n])}
 	countType := &types.Int64Type{Nullability: types.NullabilityRequired}
 	asc.cols = append(asc.cols, col{typ: countType}, col{typ: countType})
+	for range scaleMeasures {
+		asc.cols = append(asc.cols, col{typ: i32Type()})
+	}
 	zero := expr.NewPrimitiveLiteral(int64(0), false)
 	inLeft, err := bd.fn(URNComparison, "gt", booleanType(), asc.ref(n), zero)
 	if err != nil {
@@ -97,8 +106,124 @@ func (bd *binder) bindIntersectExcept(sel *pg.SelectStmt) (*boundRel, error) {
 	if es, err = bd.exceptScales(op, es, l); err != nil {
 		return nil, err
 	}
-	out, err := bd.project(&boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}, es, l.names)
-	return keepBpchar(out, larm, err)
+	in := &boundRel{rel: frel, sc: asc, names: append(slices.Clone(l.names), "left", "right")}
+	return bd.finishSet(in, es, pairs, n+2, l, larm)
+}
+
+// unionDistinct groups the rows of out, a UNION's (l its left input's visible columns, larm
+// its left arm), by their visible columns (distinct), each display scale the group's
+// (finishSet). A jsonb column, which distinctJSONB groups by its canonical text, leaves the
+// display scales out: their text stays refused.
+func (bd *binder) unionDistinct(out, l, larm *boundRel) (*boundRel, error) {
+	n := len(l.sc.cols)
+	if len(out.sc.cols) == n {
+		return bd.distinct(out)
+	}
+	es := make([]expr.Expression, n)
+	for i := range es {
+		es[i] = out.sc.ref(i)
+	}
+	pairs := scalePairs(larm, n)
+	if len(pairs) == 0 || slices.ContainsFunc(out.sc.cols[:n], func(c col) bool { return c.jsonb && !c.domainKey }) {
+		v, err := bd.project(out, es, l.names)
+		if err != nil {
+			return nil, err
+		}
+		for i := range v.sc.cols {
+			v.sc.cols[i].bpchar = out.sc.cols[i].bpchar
+		}
+		return bd.distinct(v)
+	}
+	if err := docGroupKeys(out.sc.cols[:n]); err != nil {
+		return nil, err
+	}
+	measures, err := bd.groupScaleMeasures(out, pairs, n)
+	if err != nil {
+		return nil, err
+	}
+	arel, err := bd.b.AggregateExprs(out.rel, measures, es)
+	if err != nil {
+		return nil, fmt.Errorf("bind union: %w", err)
+	}
+	asc := &scope{cols: slices.Clone(out.sc.cols[:n])}
+	for range measures {
+		asc.cols = append(asc.cols, col{typ: i32Type()})
+	}
+	for i := range es {
+		es[i] = asc.ref(i)
+	}
+	return bd.finishSet(&boundRel{rel: arel, sc: asc, names: l.names}, es, pairs, n, l, larm)
+}
+
+// scalePair is a visible column of a set operation's arm (col) whose display scale is the
+// arm's hidden column k after its visible ones (setArms).
+type scalePair struct{ col, k int }
+
+// scalePairs are the display scales larm (n visible columns, then hidden ones) carries.
+func scalePairs(larm *boundRel, n int) []scalePair {
+	var out []scalePair
+	for i, c := range larm.sc.cols[:n] {
+		if c.scaleName == "" {
+			continue
+		}
+		if j := slices.IndexFunc(larm.sc.cols[n:], func(h col) bool { return h.name == c.scaleName }); j >= 0 {
+			out = append(out, scalePair{col: i, k: j})
+		}
+	}
+	return out
+}
+
+// groupScaleMeasures are min and max of each display scale of pairs over the rows of u, whose
+// hidden display scales start at column first: a group's range of scales, which
+// numeric_group_scale reads (groupScales).
+func (bd *binder) groupScaleMeasures(u *boundRel, pairs []scalePair, first int) ([]plan.AggRelMeasure, error) {
+	var out []plan.AggRelMeasure
+	for _, p := range pairs {
+		for _, name := range []string{"min", "max"} {
+			f, err := expr.NewAggregateFunc(bd.reg, extensions.ID{URN: URNArithmetic, Name: name}, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, nil, u.sc.ref(first+p.k))
+			if err != nil {
+				return nil, fmt.Errorf("bind display scale: %w", err)
+			}
+			out = append(out, bd.b.Measure(f, nil))
+		}
+	}
+	return out, nil
+}
+
+// finishSet projects in, the rows of a set operation that groups equal rows (UNION, INTERSECT,
+// EXCEPT), to es (its visible columns, over in) and, for each of pairs, the display scale
+// of the row's value: numeric_group_scale of the group's least and greatest scales, which in
+// holds from column first on (min, max per pair, groupScaleMeasures) — one scale where the
+// group's members agree, -1 where equal values of different scales meet (PostgreSQL shows
+// the one its plan meets first), refused only where the scale is read (scaleOf), so that the
+// values alone still answer. The columns keep larm's kinds and names
+// (l's), the display scales named beside them as larm names them.
+func (bd *binder) finishSet(in *boundRel, es []expr.Expression, pairs []scalePair, first int, l, larm *boundRel) (*boundRel, error) {
+	n := len(es)
+	names := slices.Clone(l.names)
+	for k, p := range pairs {
+		ds, err := bd.fn(URNPostgres, "numeric_group_scale", i32Type(), in.sc.ref(p.col), in.sc.ref(first+2*k), in.sc.ref(first+2*k+1))
+		if err != nil {
+			return nil, err
+		}
+		es = append(es, ds)
+		names = append(names, larm.sc.cols[n+p.k].name)
+	}
+	out, err := bd.project(in, es, names)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.sc.cols[:n] {
+		c, src := &out.sc.cols[i], larm.sc.cols[i]
+		c.bpchar, c.vary, c.scaleName = src.bpchar, src.vary, "" // character(n) columns stay so (bpchar.go)
+	}
+	for k, p := range pairs {
+		h := &out.sc.cols[n+k]
+		h.qual, h.hidden = subqueryQual, true
+		out.sc.cols[p.col].scaleName = h.name
+	}
+	out.names = l.names
+	return out, nil
 }
 
 // exceptScales casts es, the columns of an EXCEPT [ALL], back to the left input's numeric
@@ -127,18 +252,6 @@ func (bd *binder) exceptScales(op string, es []expr.Expression, l *boundRel) ([]
 	return es, nil
 }
 
-// keepBpchar marks out's columns character(n) as larm's (setArms: both arms') are
-// (bpchar.go).
-func keepBpchar(out, larm *boundRel, err error) (*boundRel, error) {
-	if err != nil {
-		return nil, err
-	}
-	for i := range out.sc.cols {
-		out.sc.cols[i].bpchar = larm.sc.cols[i].bpchar
-	}
-	return out, nil
-}
-
 // setAll binds INTERSECT ALL and EXCEPT ALL with PostgreSQL's multiset semantics: a row
 // occurring m times on the left and n times on the right occurs min(m, n) times in the
 // INTERSECT ALL and max(m - n, 0) times in the EXCEPT ALL (NULLs equal). Over both inputs
@@ -150,12 +263,45 @@ func keepBpchar(out, larm *boundRel, err error) (*boundRel, error) {
 // partition columns, into both inputs (pushfilter.go), which is sound since it removes whole
 // groups of equal rows.
 func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) {
-	n := len(larm.sc.cols)
+	n := len(l.sc.cols) // larm's visible columns; its display scales follow (setArms)
 	u, err := bd.taggedUnion(op+" ALL", l, larm, rarm)
 	if err != nil {
 		return nil, err
 	}
+	pairs := scalePairs(larm, n)
 	side := u.sc.ref(n)
+	// A group's range of display scales (finishSet): over both sides for INTERSECT ALL, whose
+	// rows PostgreSQL shows from either, over the left rows for EXCEPT ALL.
+	width := len(u.sc.cols)
+	if len(pairs) > 0 {
+		var wfs []expr.Expression
+		for _, p := range pairs {
+			s := u.sc.ref(n + 1 + p.k)
+			if op == "EXCEPT" {
+				isLeft, err := bd.fn(URNComparison, "equal", booleanType(), side, expr.NewPrimitiveLiteral(int32(1), false))
+				if err != nil {
+					return nil, err
+				}
+				if s, err = bd.ifThen([]expr.IfThenPair{{If: isLeft, Then: s}}, expr.NewNullLiteral(s.GetType().WithNullability(nullableN))); err != nil {
+					return nil, err
+				}
+			}
+			for _, name := range []string{"min", "max"} {
+				w, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: name}, i32Type(), s)
+				if err != nil {
+					return nil, err
+				}
+				for i := range n {
+					w.Partitions = append(w.Partitions, u.sc.ref(i))
+				}
+				w.BoundsType, w.LowerBound, w.UpperBound = types.BoundsTypeRange, expr.Unbounded{}, expr.Unbounded{}
+				wfs = append(wfs, w)
+			}
+		}
+		if u, _, err = bd.windowProject(u, wfs); err != nil {
+			return nil, err
+		}
+	}
 	rn, err := bd.newWindow(extensions.ID{URN: URNArithmetic, Name: "row_number"}, nil)
 	if err != nil {
 		return nil, err
@@ -208,25 +354,28 @@ func (bd *binder) setAll(op string, l, larm, rarm *boundRel) (*boundRel, error) 
 	if es, err = bd.exceptScales(op, es, l); err != nil {
 		return nil, err
 	}
-	out, err := bd.project(kept, es, l.names)
-	return keepBpchar(out, larm, err)
+	return bd.finishSet(kept, es, pairs, width, l, larm)
 }
 
 // taggedUnion is the UNION ALL of both arms of a set operation (op names it in errors), each
-// row followed by its side: 1 for the left arm, 2 for the right; columns named as l's, then
-// "side".
+// row followed by its side: 1 for the left arm, 2 for the right; columns named as l's (its
+// visible columns), then "side", then the arms' display scales (setArms) as larm names them.
 func (bd *binder) taggedUnion(op string, l, larm, rarm *boundRel) (*boundRel, error) {
-	n := len(larm.sc.cols)
-	if err := docGroupKeys(larm.sc.cols); err != nil {
+	n := len(l.sc.cols)
+	if err := docGroupKeys(larm.sc.cols[:n]); err != nil {
 		return nil, err
 	}
 	tag := func(arm *boundRel, side int32) (*boundRel, error) {
-		es := make([]expr.Expression, 0, n+1)
+		es := make([]expr.Expression, 0, len(arm.sc.cols)+1)
+		names := append(slices.Clone(l.names), "side")
 		for i := range n {
 			es = append(es, arm.sc.ref(i))
 		}
 		es = append(es, expr.NewPrimitiveLiteral(side, false))
-		return bd.project(arm, es, append(slices.Clone(l.names), "side"))
+		for j := n; j < len(arm.sc.cols); j++ { // the display scales (setArms), after the side
+			es, names = append(es, arm.sc.ref(j)), append(names, larm.sc.cols[j].name)
+		}
+		return bd.project(arm, es, names)
 	}
 	lt, err := tag(larm, 1)
 	if err != nil {

@@ -22,10 +22,18 @@ const (
 	// the SetRels of the same operation directly below it (SQL's `a UNION ALL b UNION ALL c`
 	// binds to nested two-input SetRels).
 	MaxSetInputs = 256
-	// MaxOutputColumns bounds the columns a plan returns and the expressions one projection
-	// computes: PostgreSQL's own limit on a target list ("target lists can have at most 1664
-	// entries").
+	// MaxOutputColumns bounds the columns a plan returns: PostgreSQL's own limit on a target
+	// list ("target lists can have at most 1664 entries"; the binder counts a SELECT's entries
+	// as PostgreSQL does, its GROUP BY and ORDER BY expressions too, errTooManyTargets).
 	MaxOutputColumns = 1664
+	// MaxProjectionExpressions bounds the expressions one projection computes: a target list's
+	// entries and the hidden columns the binder computes beside them (each entry's deferred
+	// error, its display scale, the sort keys of ORDER BY). Binding costs memory quadratic in
+	// a relation's width (every field reference carries its relation's record type): a join
+	// of two derived tables of 840 columns under count(*), which PostgreSQL answers, projects
+	// 3,360 expressions with their hidden columns and took minutes and 2.2 GB of RSS to bind
+	// and run on a 2-core machine, so it is refused here (54000) rather than answered.
+	MaxProjectionExpressions = MaxOutputColumns
 	// MaxExpressionNodes bounds the expression nodes of one plan, all relations together
 	// (field references, literals, function calls, casts… each counts one).
 	MaxExpressionNodes = 100_000
@@ -74,8 +82,8 @@ func (c *sizeCounter) rel(r plan.Rel, parent plan.Rel) error {
 			}
 		}
 	}
-	if pr, ok := r.(*plan.ProjectRel); ok && len(pr.Expressions()) > MaxOutputColumns {
-		return errPlanTooLarge(fmt.Sprintf("a projection computes %d expressions", len(pr.Expressions())), MaxOutputColumns)
+	if pr, ok := r.(*plan.ProjectRel); ok && len(pr.Expressions()) > MaxProjectionExpressions {
+		return errPlanTooLarge(fmt.Sprintf("a projection computes %d expressions", len(pr.Expressions())), MaxProjectionExpressions)
 	}
 	var tooMany bool
 	// The rewrite counts and returns every expression unchanged; the copy it would make is

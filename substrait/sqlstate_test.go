@@ -73,8 +73,8 @@ func TestRefusalSQLStates(t *testing.T) {
 		{`SELECT id FROM messages` + routedWhere + ` ORDER BY NULL`, "42601", "non-integer constant in ORDER BY"},
 		{`SELECT 1 UNION SELECT 2 ORDER BY 'x'`, "42601", "non-integer constant in ORDER BY"},
 		{`SELECT DISTINCT ON (true) id FROM messages` + routedWhere, "42601", "non-integer constant in DISTINCT ON"},
-		{`SELECT localtime`, "0A000", "localtime is not supported"},
-		{`SELECT current_time(2)`, "0A000", "current_time is not supported"},
+		{`SELECT time '06:59' + time '01:00'`, "42725", "operator is not unique: time without time zone + time without time zone"},
+		{`SELECT current_time(2)`, "0A000", "current_time (time with time zone) is not supported: localtime is the time without time zone"},
 		{`SELECT "localtimestamp"()`, "42883", "function <identifier>() does not exist"},
 	} {
 		_, err := Prepare(tt.sql, cat)

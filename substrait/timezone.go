@@ -27,33 +27,57 @@ import (
 //	    the instant a UTC clock shows it, so the conversions to and from timestamp with time
 //	    zone keep the value (timezone with the zone UTC).
 //
-// The zone must be a constant (a text literal, or an INTERVAL '±hh:mm[:ss]' literal, an offset
-// east of UTC as PostgreSQL reads an interval zone); another expression is refused by name.
+// The zone must be a constant (a text literal or an expression of constants and parameters,
+// or an INTERVAL '±hh:mm[:ss]' literal, an offset east of UTC as PostgreSQL reads an interval
+// zone); another expression is refused by name.
 
-// zoneOf resolves the zone argument v of AT TIME ZONE or timezone(): a text literal or an
-// interval literal.
-func zoneOf(v bval) (pgzone.Zone, error) {
+// zoneOf resolves the zone argument v of AT TIME ZONE or timezone(): a text literal, an
+// interval literal, or a text expression of constants and parameters (`AT TIME ZONE
+// ?::VARCHAR`, SQLAlchemy's rendering of a bound zone; 'America/Chicago'::varchar), evaluated
+// when its parameters are bound — at prepare time, before they are, it is UTC, as the result's
+// type does not depend on the zone. null reports a NULL zone: PostgreSQL's timezone() is
+// strict, its result NULL. Any other expression (one reading a column) is refused by name.
+func (bd *binder) zoneOf(v bval) (z pgzone.Zone, null bool, err error) {
 	if iv, ok := v.intervalConst(); ok {
 		off, ok := intervalZoneOffset(iv)
 		if !ok {
-			return pgzone.Zone{}, unimplementedAre("interval time zones other than INTERVAL '±hh:mm[:ss]'")
+			return pgzone.Zone{}, false, unimplementedAre("interval time zones other than INTERVAL '±hh:mm[:ss]'")
 		}
-		return pgzone.Fixed(off), nil
+		return pgzone.Fixed(off), false, nil
 	}
-	if v.str == nil {
-		if v.null {
-			return pgzone.Zone{}, unimplemented("AT TIME ZONE NULL")
+	if v.null {
+		return pgzone.Zone{}, true, nil
+	}
+	name := v.str
+	if name == nil {
+		refuse := unimplemented("AT TIME ZONE with a zone that is not a constant")
+		if v.untyped() {
+			// An untyped parameter: PostgreSQL's timezone(text, …).
+			e, err := bd.coerce(v, strType(), "the time zone")
+			if err != nil {
+				return pgzone.Zone{}, false, err
+			}
+			v = typed(e)
 		}
-		return pgzone.Zone{}, unimplemented("AT TIME ZONE with a zone that is not a constant")
+		s, stand, err := bd.constantTextOr(v, refuse)
+		switch {
+		case err != nil:
+			return pgzone.Zone{}, false, err
+		case stand != nil:
+			return pgzone.Fixed(0), false, nil
+		case s == nil:
+			return pgzone.Zone{}, true, nil
+		}
+		name = s
 	}
-	z, err := pgzone.Lookup(*v.str)
+	z, err = pgzone.Lookup(*name)
 	switch {
 	case errors.Is(err, pgzone.ErrUnknown):
-		return z, quoting(InvalidArgument, "22023", "time zone %q not recognized", *v.str)
+		return z, false, quoting(InvalidArgument, "22023", "time zone %q not recognized", *name)
 	case err != nil:
-		return z, &Error{Code: Unimplemented, SQLState: "0A000", Msg: err.Error()}
+		return z, false, &Error{Code: Unimplemented, SQLState: "0A000", Msg: err.Error()}
 	}
-	return z, nil
+	return z, false, nil
 }
 
 // intervalZoneOffset reads an interval zone written [+-]hh:mm[:ss] as seconds east of UTC.
@@ -88,7 +112,11 @@ func intervalZoneOffset(s string) (int64, bool) {
 // and any other timestamp (an untyped literal and a date too, as PostgreSQL prefers
 // timestamptz) timestamp without time zone.
 func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
-	z, err := zoneOf(zone)
+	if isTimeVal(ts) {
+		// PostgreSQL's time AT TIME ZONE is a time with time zone (timetz), which flightsrv has not.
+		return bval{}, unimplemented("AT TIME ZONE of a time (a time with time zone)")
+	}
+	z, null, err := bd.zoneOf(zone)
 	if err != nil {
 		return bval{}, err
 	}
@@ -97,6 +125,13 @@ func (bd *binder) atTimeZone(zone, ts bval) (bval, error) {
 		e = ts.e
 	} else if e, err = bd.coerce(ts, tsType(), "argument 2 of timezone"); err != nil {
 		return bval{}, err
+	}
+	if null {
+		out := wallclockType()
+		if isWallclock(e.GetType()) {
+			out = tsType()
+		}
+		return typed(expr.NewNullLiteral(out.WithNullability(nullableN))), nil
 	}
 	return bd.convertZone(e, z)
 }
@@ -253,7 +288,7 @@ func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days
 	z := pgzone.Fixed(0)
 	if zone != "" {
 		var err error
-		if z, err = zoneOf(bval{str: &zone}); err != nil {
+		if z, _, err = bd.zoneOf(bval{str: &zone}); err != nil {
 			return bval{}, err
 		}
 	}
@@ -261,8 +296,9 @@ func (bd *binder) truncIn(trunc truncFunc, floor func(time.Time) time.Time, days
 	if err != nil {
 		return bval{}, err
 	}
-	if isIntervalVal(v) {
-		return bval{}, unimplemented("date_trunc of an interval")
+	if isIntervalVal(v) || isTimeVal(v) {
+		// PostgreSQL's date_trunc(text, interval), which a time reaches by its implicit cast.
+		return bval{}, unimplemented("date_trunc of an interval (or of a time, which PostgreSQL truncates as an interval)")
 	}
 	ts := v.e
 	if zone != "" || v.untyped() || !isWallclock(v.typ()) {

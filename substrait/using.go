@@ -35,7 +35,7 @@ func (bd *binder) mergedColumn(j *boundRel, nl, li, ri int, jt plan.JoinType) (b
 		v := typed(j.sc.ref(at))
 		v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = c.bytea, c.json, c.jsonb, c.bpchar, c.typmod
 		if c.vary {
-			v.ds = j.sc.scaleOf(at)
+			v.ds = bd.scaleOf(j.sc, at)
 		}
 		return v
 	}

@@ -1261,7 +1261,8 @@ func rewriteWindowRels(m protoreflect.Message) {
 }
 
 // minMaxURN is the extension declaring min and max of a family: functions_arithmetic for
-// numbers, functions_datetime for times, URNPostgres for text, bytea and booleans; false for
+// numbers, functions_datetime for timestamps and dates, URNPostgres for text, bytea, booleans
+// and times of day; false for
 // others. PostgreSQL has no min or max of boolean, bytea or json (42883): a call written in a
 // query is refused for those families before; the binder's own uses (oneRowPerKey) take any.
 func minMaxURN(fam family) (string, bool) {
@@ -1270,7 +1271,7 @@ func minMaxURN(fam family) (string, bool) {
 		return URNArithmetic, true
 	case famTimestamp, famDate:
 		return URNDatetime, true
-	case famString, famBinary, famBool:
+	case famString, famBinary, famBool, famTime:
 		return URNPostgres, true
 	}
 	return "", false

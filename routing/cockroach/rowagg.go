@@ -334,14 +334,17 @@ func (s *Store) AggregateRows(ctx context.Context, bs []routing.BucketID, q rout
 	if len(bs) == 0 {
 		return nil, nil
 	}
-	st, err := renderRows(bs[0].TableID, q)
-	if err != nil {
-		return nil, err
-	}
 	for _, b := range bs {
 		if b.TableID != bs[0].TableID {
 			return nil, fmt.Errorf("%w: a row aggregate over buckets of several tables", routing.ErrOperationFailed)
 		}
+	}
+	if summedCount(q) {
+		return s.aggregateSummed(ctx, bs, q)
+	}
+	st, err := renderRows(bs[0].TableID, q)
+	if err != nil {
+		return nil, err
 	}
 	out, err := s.aggregateRows(ctx, st, bs, q)
 	if !errors.Is(err, errDataException) {
@@ -615,4 +618,166 @@ func numericInt(num *pgtype.Numeric) (*big.Int, bool) {
 		}
 	}
 	return x, true
+}
+
+// Summed counts. A RowAggregate.Summed request of count(*) alone (no filter, no group) over
+// many buckets is answered as one sum, from one statement (one snapshot): the table's records
+// in the range counted as PostgreSQL's own count(*) counts them (its plan: a parallel
+// sequential scan of the records on this benchmark's store, an index range where the table's
+// records are few), less the records in the range of every bucket with a route row
+// intersecting the range that is not to be answered (archived, or not asked: a bucket written
+// since discovery), each counted through its key range. Asked bucket by bucket instead
+// (aggregateRows), the same count is an index-only range a bucket, whose B-tree checks every
+// key column of every entry: bench's BenchmarkAnalyticalHot (bench/doc.go) measured it.
+//
+// The table's count reads its records outside the range too where a sequential scan reads
+// them, so it is taken only when no bucket of the table holding hot records lies outside the
+// range (the statement checks its route rows, in the same snapshot, through the archive
+// discovery index: the state and hot_deleted columns lead it; a bucket the range cuts is read
+// whole, at most two a partition); otherwise its answer is NULL, nothing is counted, and the
+// request is ErrNotSummed: the caller asks bucket by bucket, many requests at once.
+//
+// The difference counts exactly the asked hot buckets' records in the range because every
+// record lies inside its bucket's bounds (the write fence computes the bucket from the
+// record's event time: docs/pulpitum-v4.md §2, §3.1) and every record has a route row (the
+// records' foreign key), so each record in the range belongs to a route row that intersects
+// it.
+const sqlSummedCount = `WITH keys AS (
+	SELECT * FROM unnest($2::BYTEA[], $3::TEXT[]) WITH ORDINALITY AS k (partition_key, bucket_key, i)
+), route AS (
+	SELECT m.partition_key, m.bucket_key, m.state, m.archive_object_key, m.hot_deleted, m.generation, k.i
+	FROM pulpitum_v4_bucket_metadata AS m
+	LEFT JOIN keys AS k ON k.partition_key = m.partition_key AND k.bucket_key = m.bucket_key
+	WHERE m.table_id = $1 AND m.bucket_start < $5 AND m.bucket_end > $4
+)
+SELECT route.i, route.state, route.archive_object_key, route.hot_deleted, route.generation, NULL::INT8 AS n
+FROM route WHERE route.i IS NOT NULL AND route.state <> 'hot'
+UNION ALL
+SELECT 0, NULL, NULL, false, 0, CASE WHEN EXISTS (
+	SELECT 1 FROM pulpitum_v4_bucket_metadata AS o
+	WHERE o.state = ANY ('{hot,archiving,archived}'::TEXT[]) AND NOT o.hot_deleted AND o.table_id = $1
+		AND (o.bucket_start >= $5 OR o.bucket_end <= $4)
+) THEN NULL ELSE (
+	SELECT count(*) FROM pulpitum_v4_records AS rec
+	WHERE rec.table_id = $1 AND rec.event_time >= $6 AND rec.event_time < $7
+) - (
+	SELECT COALESCE(sum(x.n), 0)::INT8 FROM route CROSS JOIN LATERAL (
+		SELECT count(*) AS n FROM pulpitum_v4_records AS rec
+		WHERE rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key
+			AND rec.event_time >= $6 AND rec.event_time < $7) AS x
+	WHERE route.i IS NULL OR route.state = 'archived') END`
+
+var _ routing.SummedCounter = (*Store)(nil)
+
+// SumsCounts implements routing.SummedCounter: true on PostgreSQL (sqlSummedCount), false on
+// CockroachDB, which answers no row aggregate.
+func (s *Store) SumsCounts() bool { return s.product == "PostgreSQL" }
+
+// summedCount reports whether q is a Summed request that sqlSummedCount answers: count(*)
+// measures alone, no filter, no group.
+func summedCount(q routing.RowAggregate) bool {
+	if !q.Summed || !q.CountsOnly() {
+		return false
+	}
+	for _, f := range q.Schema.Fields() {
+		if f.Type.ID() != arrow.INT64 {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregateSummed answers a summedCount request over bs (buckets of one table) with
+// sqlSummedCount: each bucket's route, the first bucket not archived holding the count of
+// every such bucket's records in q.Range, the others Summed. routing.ErrNotSummed, nothing
+// answered, for duplicate buckets (nothing asked), for a table with hot records outside the
+// range (see sqlSummedCount), and for a count that is negative or that no bucket is there to
+// hold though it is not zero (records outside their bucket's bounds).
+func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
+	const op = "count bucket rows"
+	pks, keys := make([][]byte, len(bs)), make([]string, len(bs))
+	seen := make(map[string]struct{}, len(bs))
+	for i, b := range bs {
+		pks[i], keys[i] = b.PartitionKey, b.Key
+		id := string(b.PartitionKey) + "\x00" + b.Key
+		if _, dup := seen[id]; dup {
+			return nil, routing.ErrNotSummed
+		}
+		seen[id] = struct{}{}
+	}
+	rs, re := routing.PartitionDiscoveryBounds(q.Range)
+	lo, hi, _ := routing.MicroBounds(q.Range, nil, false)
+	conn, err := s.acquire(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	rows, err := conn.Query(ctx, sqlSummedCount, bs[0].TableID, pks, keys, rs, re, lo, hi)
+	if err != nil {
+		return nil, s.classify(op, err)
+	}
+	defer rows.Close()
+	routes := make([]routing.Route, len(bs))
+	var (
+		total    pgtype.Int8
+		idx, gen int64
+		state    pgtype.Text
+		key      *string
+		deleted  bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&idx, &state, &key, &deleted, &gen, &total); err != nil {
+			return nil, s.classify(op, err)
+		}
+		if idx == 0 {
+			continue
+		}
+		if idx < 1 || idx > int64(len(bs)) || !state.Valid {
+			return nil, fmt.Errorf("%w: %s: a route row of bucket %d", routing.ErrOperationFailed, op, idx)
+		}
+		if routes[idx-1], err = routeFromRow(state.String, key, deleted, gen); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.classify(op, err)
+	}
+	if !total.Valid {
+		return nil, routing.ErrNotSummed // hot records outside the range
+	}
+	out := make([]routing.RowAnswer, len(bs))
+	holder := -1
+	for i, r := range routes {
+		out[i].Route = r
+		if r.State == routing.StateArchived {
+			continue
+		}
+		if holder < 0 {
+			holder = i
+		} else {
+			out[i].Summed = true
+		}
+	}
+	if total.Int64 < 0 || holder < 0 && total.Int64 != 0 {
+		return nil, routing.ErrNotSummed
+	}
+	if holder >= 0 {
+		alloc := q.Alloc
+		if alloc == nil {
+			alloc = memory.DefaultAllocator
+		}
+		bld := array.NewRecordBuilder(alloc, q.Schema)
+		defer bld.Release()
+		for i := range q.Measures {
+			bld.Field(i).(*array.Int64Builder).Append(total.Int64)
+		}
+		rec := bld.NewRecordBatch()
+		defer rec.Release()
+		r, err := array.NewRecordReader(q.Schema, []arrow.RecordBatch{rec})
+		if err != nil {
+			return nil, err
+		}
+		out[holder].Reader = r
+	}
+	return out, nil
 }

@@ -40,13 +40,14 @@ var Binnings = []routing.Binning{
 // with one statement each, then through AggregateBucket over hot, archiving and archived
 // (Parquet and JSON, hot rows deleted or kept) month buckets with empty months between and a
 // neighbouring partition, with and without the route cache, never building records; and the
-// optional row-aggregate port (testRowAggregate). open must
+// optional row-aggregate port (testRowAggregate, testSummedCount). open must
 // return a new, empty, migrated store; it registers its own cleanup on t.
 func RunAggregate(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("StorePort", func(t *testing.T) { t.Parallel(); testStoreBins(t, open(t)) })
 	t.Run("DurableTable", func(t *testing.T) { t.Parallel(); testTableAggregate(t, open(t)) })
 	t.Run("AnswerBatches", func(t *testing.T) { t.Parallel(); testAnswerBatches(t, open(t)) })
 	t.Run("RowAggregate", func(t *testing.T) { t.Parallel(); testRowAggregate(t, open(t)) })
+	t.Run("SummedCount", func(t *testing.T) { t.Parallel(); testSummedCount(t, open(t)) })
 }
 
 // requests are the shapes of request the suite asks, grouped by bin when set.

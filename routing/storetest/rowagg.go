@@ -228,3 +228,126 @@ func rowRows(t *testing.T, r array.RecordReader, sc *arrow.Schema) [][]any {
 	}
 	return out
 }
+
+// testSummedCount checks a routing.RowAggregate.Summed request of count(*) (which a store may
+// answer merged into one answer: RowAnswer.Summed) against brute force over the appended
+// records: the answers' counts add up to the records of the asked buckets inside a range that
+// cuts buckets, whether every bucket in the range is asked (a never-appended one among them)
+// or only some of them (another partition's records and a bucket outside the request left
+// out); an archiving bucket still counts; an archived one whose hot rows are kept is its
+// route and no reader (the table declines it) and its rows do not count; with hot records
+// outside the range, the same counts or routing.ErrNotSummed and no answer; a store without
+// the port is skipped.
+func testSummedCount(t *testing.T, s Store) {
+	ra, ok := s.(routing.RowAggregator)
+	if !ok {
+		return
+	}
+	const table = "t.summed"
+	tbl, err := routing.NewDurableTable(routing.TableDef{Name: "t", TableID: table, PartitionColumn: "p", Strategy: routing.CalendarDayUTC, WritableBuckets: 1 << 20}, s, nil, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := routing.TimeRange{Start: ts("2023-06-01T12:00:00Z"), End: ts("2023-06-03T06:00:00.0000005Z")}
+	var all []routing.BucketID
+	want := map[string]int64{} // records inside rng, by bucket
+	for pi, pk := range []string{"a", "b", "c"} {
+		for d, day := range []string{"2023-06-01", "2023-06-02", "2023-06-03"} {
+			b := dayBucket(table, pk, day)
+			all = append(all, b)
+			if pk == "c" && d == 1 {
+				continue // never appended
+			}
+			var recs []routing.Record
+			n := 10 + 7*pi + 3*d
+			for i := range n {
+				at := b.Start.Add(time.Duration(i) * 24 * time.Hour / time.Duration(n))
+				recs = append(recs, rec(b, at, fmt.Sprintf("k%02d", i), `{}`))
+				if rng.Contains(at) {
+					want[b.Key+"/"+pk]++
+				}
+			}
+			// Records at the range's bounds: its start counts, its end (on the next
+			// microsecond) does not.
+			if d == 0 {
+				recs = append(recs, rec(b, rng.Start, "start", `{}`))
+				want[b.Key+"/"+pk]++
+			}
+			if d == 2 {
+				recs = append(recs, rec(b, ts("2023-06-03T06:00:00.000001Z"), "end", `{}`))
+			}
+			mustAppend(t, s, b, recs...)
+		}
+	}
+	q := routing.RowAggregate{Range: rng, Summed: true, Measures: []routing.RowMeasure{{Func: routing.RowCountStar}},
+		Schema: arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)}
+	// count asks bs and returns the answers' counts added up; every bucket answered hot but
+	// those in archived, which must be their routes alone.
+	count := func(what string, bs []routing.BucketID, archived map[int]bool) int64 {
+		t.Helper()
+		as, err := ra.AggregateRows(bg, bs, q)
+		if err != nil || len(as) != len(bs) {
+			t.Fatalf("%s: %+v %v", what, as, err)
+		}
+		var n int64
+		for i, a := range as {
+			switch {
+			case archived[i]:
+				if a.Route.State != routing.StateArchived || a.Reader != nil || a.Declined {
+					t.Fatalf("%s: archived bucket %d answered %+v", what, i, a)
+				}
+			case a.Declined || a.Route.State == routing.StateArchived || (a.Reader == nil) != a.Summed:
+				t.Fatalf("%s: bucket %d answered %+v", what, i, a)
+			case a.Reader != nil:
+				for _, row := range rowRows(t, a.Reader, q.Schema) {
+					n += row[0].(int64)
+				}
+			}
+		}
+		return n
+	}
+	sum := func(bs []routing.BucketID, skip map[int]bool) int64 {
+		var n int64
+		for i, b := range bs {
+			if !skip[i] {
+				n += want[b.Key+"/"+string(b.PartitionKey)]
+			}
+		}
+		return n
+	}
+	if got, w := count("every bucket", all, nil), sum(all, nil); got != w {
+		t.Fatalf("every bucket: %d records, want %d", got, w)
+	}
+	some := []routing.BucketID{all[0], all[2], all[4], all[5]} // a's first and last, b's last two
+	if got, w := count("some buckets", some, nil), sum(some, nil); got != w {
+		t.Fatalf("some buckets: %d records, want %d", got, w)
+	}
+	sess := mustClaim(t, s, all[4], time.Minute)
+	if got, w := count("an archiving bucket", all, nil), sum(all, nil); got != w {
+		t.Fatalf("an archiving bucket: %d records, want %d", got, w)
+	}
+	if err := s.PublishArchive(bg, sess, "archives/t/summed/manifest.json"); err != nil {
+		t.Fatal(err)
+	}
+	if got, w := count("an archived bucket", all, map[int]bool{4: true}), sum(all, map[int]bool{4: true}); got != w {
+		t.Fatalf("an archived bucket: %d records, want %d", got, w)
+	}
+	as, err := tbl.AggregateRows(bg, all, q)
+	if err != nil || len(as) != len(all) || !as[4].Declined || as[4].Reader != nil {
+		t.Fatalf("an archived bucket through the table: %+v %v", as, err)
+	}
+	routing.ReleaseAnswers(as)
+	// Hot records outside the range: answered bucket by bucket, or refused as a whole.
+	out := dayBucket(table, "a", "2023-06-05")
+	mustAppend(t, s, out, rec(out, out.Start.Add(time.Hour), "x", `{}`))
+	if as, err := ra.AggregateRows(bg, all, q); errors.Is(err, routing.ErrNotSummed) {
+		if as != nil {
+			t.Fatalf("hot records outside the range: answers %+v beside ErrNotSummed", as)
+		}
+	} else {
+		routing.ReleaseAnswers(as)
+		if got, w := count("hot records outside the range", all, map[int]bool{4: true}), sum(all, map[int]bool{4: true}); got != w {
+			t.Fatalf("hot records outside the range: %d records, want %d", got, w)
+		}
+	}
+}

@@ -78,6 +78,8 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		}
 	}
 	switch m.Func {
+	case BitAnd, BitOr, BitXor:
+		return newBitFold(m.argType, m.Func)
 	case PercentileCont, PercentileDisc, ModeOf:
 		a, err := newOrdered(m)
 		if err != nil {
@@ -577,7 +579,7 @@ func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 		a.vals = &fixedExtremes[int16]{}
 	case arrow.INT32, arrow.DATE32:
 		a.vals = &fixedExtremes[int32]{}
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		a.vals = &fixedExtremes[int64]{}
 	case arrow.UINT8, arrow.BOOL:
 		a.vals = &fixedExtremes[uint8]{}
@@ -595,6 +597,8 @@ func newMinMax(dt arrow.DataType, isMax bool) accumulator {
 		a.vals = &bytesExtremes{}
 	case arrow.DECIMAL128:
 		a.vals = &decimalExtremes{}
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		a.vals = &intervalExtremes{}
 	default:
 		panic("aggregate: min/max of " + dt.String())
 	}
@@ -760,3 +764,92 @@ func (x *decimalExtremes) result(mem memory.Allocator, dt arrow.DataType, has []
 }
 
 func (x *decimalExtremes) heapBytes() int64 { return int64(cap(x.vals)) * 16 }
+
+// intervalExtremes are min or max values of intervals (PostgreSQL's interval), ordered as its
+// interval_cmp orders them (ops.CompareIntervals: a month as 30 days, a day as 24 hours). Of
+// values that compare equal the later one is kept, as interval_larger and interval_smaller
+// keep their second argument unless the first is strictly greater or less: max over '1 mon'
+// then '30 days' is '30 days', the fields of the value kept.
+type intervalExtremes struct {
+	vals []arrow.MonthDayNanoInterval
+}
+
+func (x *intervalExtremes) grow(n int) { x.vals = grown(x.vals, n) }
+
+func (x *intervalExtremes) update(arg arrow.Array, gids []uint32, mask, has []bool, max bool) {
+	col := arg.(*array.MonthDayNanoInterval)
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		v := col.Value(i)
+		if has[g] {
+			c := ops.CompareIntervals(x.vals[g], v)
+			if max && c > 0 || !max && c < 0 {
+				continue
+			}
+		}
+		x.vals[g], has[g] = v, true
+	}
+}
+
+func (x *intervalExtremes) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	b := array.NewMonthDayNanoIntervalBuilder(mem)
+	defer b.Release()
+	b.AppendValues(x.vals[lo:hi], has[lo:hi])
+	return b.NewArray()
+}
+
+func (x *intervalExtremes) heapBytes() int64 { return int64(cap(x.vals)) * 16 }
+
+// newBitFold is bit_and, bit_or or bit_xor (f) over a column of int16, int32 or int64 (dt): a
+// minMaxAcc whose values fold each group's values bitwise instead of keeping an extreme (its
+// state is the value so far, of type dt, NULL before the first).
+func newBitFold(dt arrow.DataType, f Func) accumulator {
+	a := &minMaxAcc{dt: dt}
+	switch dt.ID() {
+	case arrow.INT16:
+		a.vals = &bitFold[int16]{f: f}
+	case arrow.INT32:
+		a.vals = &bitFold[int32]{f: f}
+	default:
+		a.vals = &bitFold[int64]{f: f}
+	}
+	return a
+}
+
+// bitFold are per-group bitwise folds of integers of type T (bit_and, bit_or, bit_xor: f);
+// the first value of a group is kept as it is.
+type bitFold[T int16 | int32 | int64] struct {
+	f       Func
+	vals    []T
+	scratch []byte
+}
+
+func (x *bitFold[T]) grow(n int) { x.vals = grown(x.vals, n) }
+
+func (x *bitFold[T]) update(arg arrow.Array, gids []uint32, mask, has []bool, _ bool) {
+	vals := physValues[T](arg, &x.scratch)[:len(gids)]
+	for i, g := range gids {
+		if mask != nil && !mask[i] {
+			continue
+		}
+		v := vals[i]
+		switch {
+		case !has[g]:
+		case x.f == BitAnd:
+			v &= x.vals[g]
+		case x.f == BitOr:
+			v |= x.vals[g]
+		default:
+			v ^= x.vals[g]
+		}
+		x.vals[g], has[g] = v, true
+	}
+}
+
+func (x *bitFold[T]) result(mem memory.Allocator, dt arrow.DataType, has []bool, lo, hi int) arrow.Array {
+	return makeFixed(mem, dt, x.vals[lo:hi], has[lo:hi])
+}
+
+func (x *bitFold[T]) heapBytes() int64 { return int64(cap(x.vals))*sizeOf[T]() + int64(cap(x.scratch)) }

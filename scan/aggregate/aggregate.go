@@ -33,7 +33,8 @@ const (
 	Avg
 	// Min is min(x) over any supported type; output the input type, NULL when the group had no
 	// non-null filtered-in x. Floats order NaN above every other value (as PostgreSQL does);
-	// text and binary compare bytewise (PostgreSQL's "C" collation); false < true.
+	// text and binary compare bytewise (PostgreSQL's "C" collation); false < true; intervals
+	// as PostgreSQL's interval_cmp (accum.go's intervalExtremes).
 	Min
 	// Max is max(x); see Min.
 	Max
@@ -84,6 +85,13 @@ const (
 	RegrSxx
 	RegrSxy
 	RegrSyy
+	// BitAnd, BitOr and BitXor are PostgreSQL's bit_and, bit_or and bit_xor over int16, int32
+	// or int64: the bitwise AND, OR or XOR of the group's non-null filtered-in values, output
+	// the input type, NULL when there is none (accum.go's bitFold). Distinct changes nothing of
+	// BitAnd and BitOr; BitXor cannot be distinct.
+	BitAnd
+	BitOr
+	BitXor
 )
 
 // String returns the SQL name of f ("count(*)", "count", "sum", …).
@@ -98,7 +106,8 @@ var funcNames = [...]string{CountStar: "count(*)", Count: "count", Sum: "sum", A
 	VarSamp: "var_samp", VarPop: "var_pop", StddevSamp: "stddev_samp", StddevPop: "stddev_pop", BoolAnd: "bool_and", BoolOr: "bool_or",
 	PercentileCont: "percentile_cont", PercentileDisc: "percentile_disc", ModeOf: "mode", StringAgg: "string_agg", ArrayAgg: "array_agg",
 	Corr: "corr", CovarPop: "covar_pop", CovarSamp: "covar_samp", RegrAvgX: "regr_avgx", RegrAvgY: "regr_avgy", RegrCount: "regr_count",
-	RegrIntercept: "regr_intercept", RegrR2: "regr_r2", RegrSlope: "regr_slope", RegrSxx: "regr_sxx", RegrSxy: "regr_sxy", RegrSyy: "regr_syy"}
+	RegrIntercept: "regr_intercept", RegrR2: "regr_r2", RegrSlope: "regr_slope", RegrSxx: "regr_sxx", RegrSxy: "regr_sxy", RegrSyy: "regr_syy",
+	BitAnd: "bit_and", BitOr: "bit_or", BitXor: "bit_xor"}
 
 // isOrderedSet reports whether f is an ordered-set aggregate.
 func (f Func) isOrderedSet() bool { return f >= PercentileCont && f <= ModeOf }
@@ -190,7 +199,7 @@ const (
 	kUint                     // uint8, uint16, uint32, uint64
 	kFloat                    // float32, float64
 	kBool                     // bool
-	kTemporal                 // timestamp (any unit, any zone), date32
+	kTemporal                 // timestamp (any unit, any zone), date32, time64
 	kBytes                    // utf8, large_utf8, binary, large_binary
 )
 
@@ -204,7 +213,7 @@ func classify(dt arrow.DataType) (kind, bool) {
 		return kFloat, true
 	case arrow.BOOL:
 		return kBool, true
-	case arrow.TIMESTAMP, arrow.DATE32:
+	case arrow.TIMESTAMP, arrow.DATE32, arrow.TIME64:
 		return kTemporal, true
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return kBytes, true
@@ -232,6 +241,8 @@ type resolved struct {
 // multiElem is the element type of a Multi percentile's answer.
 func (m resolved) multiElem() arrow.DataType {
 	switch {
+	case m.Func == PercentileCont && m.argType.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
+		return m.argType
 	case m.Func == PercentileCont:
 		return arrow.PrimitiveTypes.Float64
 	case m.ElemType != nil:
@@ -300,7 +311,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			}
 			out[i] = r
 			continue
-		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg, ArrayAgg:
+		case Count, Sum, Avg, Min, Max, VarSamp, VarPop, StddevSamp, StddevPop, BoolAnd, BoolOr, PercentileCont, PercentileDisc, ModeOf, StringAgg, ArrayAgg, BitAnd, BitOr, BitXor:
 		case Corr, CovarPop, CovarSamp, RegrAvgX, RegrAvgY, RegrCount, RegrIntercept, RegrR2, RegrSlope, RegrSxx, RegrSxy, RegrSyy:
 			if m.Arg < 0 || m.Arg >= nf || m.Arg2 < 0 || m.Arg2 >= nf || m.Distinct ||
 				in.Field(m.Arg).Type.ID() != arrow.FLOAT64 || in.Field(m.Arg2).Type.ID() != arrow.FLOAT64 {
@@ -325,8 +336,9 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			out[i] = r
 			continue
 		}
-		if !ok && f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO && m.Func == PercentileCont && !m.Multi && !m.Distinct {
-			// percentile_cont of intervals (orderedset.go's intervalContAcc)
+		if !ok && f.Type.ID() == arrow.INTERVAL_MONTH_DAY_NANO && (m.Func == PercentileCont && !m.Distinct || m.Func == Min || m.Func == Max) {
+			// percentile_cont of intervals (orderedset.go's intervalContAcc; of an array of
+			// fractions its intervalContMulti), min and max (accum.go's intervalExtremes)
 			r.argType = f.Type
 			out[i] = r
 			continue
@@ -362,6 +374,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		if m.Func == StringAgg && f.Type.ID() != arrow.STRING {
 			return nil, fmt.Errorf("aggregate: measure %q: string_agg of column %q: type %s is not text", m.Name, f.Name, f.Type)
+		}
+		if (m.Func == BitAnd || m.Func == BitOr || m.Func == BitXor) && (m.Func == BitXor && m.Distinct ||
+			f.Type.ID() != arrow.INT16 && f.Type.ID() != arrow.INT32 && f.Type.ID() != arrow.INT64) {
+			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not int16, int32 or int64 (or distinct)", m.Name, m.Func, f.Name, f.Type)
 		}
 		if (m.Func == BoolAnd || m.Func == BoolOr) && k != kBool {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not boolean", m.Name, m.Func, f.Name, f.Type)
@@ -421,7 +437,7 @@ func resultField(m resolved) arrow.Field {
 		return arrow.Field{Name: m.Name, Type: arrow.BinaryTypes.String, Nullable: true}
 	case ArrayAgg:
 		return arrow.Field{Name: m.Name, Type: arrow.ListOf(m.argType), Nullable: true}
-	default: // Min, Max
+	default: // Min, Max, BitAnd, BitOr, BitXor
 		return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
 	}
 }
@@ -460,7 +476,7 @@ func stateFields(m resolved) []arrow.Field {
 		return []arrow.Field{{Name: m.Name, Type: arrow.ListOfNonNullable(m.argType)}}
 	case ArrayAgg:
 		return storeFields(m)
-	default: // Min, Max
+	default: // Min, Max, BitAnd, BitOr, BitXor
 		return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 	}
 }

@@ -23,7 +23,7 @@ func newDistinct(m resolved, keepLog bool) accumulator {
 		return newDistinctNum[int16](m, keepLog)
 	case arrow.INT32, arrow.DATE32:
 		return newDistinctNum[int32](m, keepLog)
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		return newDistinctNum[int64](m, keepLog)
 	case arrow.UINT8, arrow.BOOL:
 		return newDistinctNum[uint8](m, keepLog)

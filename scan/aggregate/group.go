@@ -618,6 +618,8 @@ func appendRows(b array.Builder, col arrow.Array, rows []int) {
 		appendTyped(b, col.(*array.Timestamp).TimestampValues(), col, rows)
 	case *array.Date32Builder:
 		appendTyped(b, col.(*array.Date32).Date32Values(), col, rows)
+	case *array.Time64Builder:
+		appendTyped(b, col.(*array.Time64).Time64Values(), col, rows)
 	case *array.Decimal128Builder:
 		appendTyped(b, col.(*array.Decimal128).Values(), col, rows)
 	case *array.MonthDayNanoIntervalBuilder:

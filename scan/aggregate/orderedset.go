@@ -44,7 +44,7 @@ type orderedAcc[T int64 | float64] struct {
 func newOrdered(m resolved) (accumulator, error) {
 	switch m.argType.ID() {
 	case arrow.INTERVAL_MONTH_DAY_NANO:
-		if m.Func == PercentileCont && !m.Multi {
+		if m.Func == PercentileCont {
 			return &intervalContAcc{m: m}, nil
 		}
 	case arrow.INT64:
@@ -329,7 +329,8 @@ func (a *stringAggAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, e
 func (a *stringAggAcc) heapBytes() int64 { return a.n + int64(cap(a.vals))*24 }
 
 // intervalContAcc is percentile_cont(f) of intervals (PostgreSQL's
-// percentile_cont_interval_final): each group's intervals sorted as interval_cmp sorts them
+// percentile_cont_interval_final; of an array of fractions, Multi, its
+// percentile_cont_interval_multi_final): each group's intervals sorted as interval_cmp sorts them
 // (stably: intervals equal under it, '1 mon' and '30 days', keep the order they came in,
 // which PostgreSQL's sort leaves unspecified), then the interval at row floor(f·(n-1)), or
 // interval_lerp of it and the next row's at their fraction (ops.LerpInterval: 22008 where a
@@ -362,16 +363,29 @@ func (a *intervalContAcc) merge(cols []arrow.Array, gids []uint32) error {
 }
 
 func (a *intervalContAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
-	f := a.m.Fraction
-	if err := checkFraction(f); err != nil {
-		return nil, err
+	if !a.m.Multi {
+		if err := checkFraction(a.m.Fraction); err != nil {
+			return nil, err
+		}
 	}
 	b := array.NewMonthDayNanoIntervalBuilder(mem)
 	defer b.Release()
+	var lb *array.ListBuilder
+	if a.m.Multi {
+		// percentile_cont(ARRAY[…]) (percentile_cont_interval_multi_final): NULL for a group
+		// without values, else a list of one interval per fraction, NULL for a NULL fraction.
+		lb = array.NewListBuilder(mem, arrow.FixedWidthTypes.MonthDayNanoInterval)
+		defer lb.Release()
+		b = lb.ValueBuilder().(*array.MonthDayNanoIntervalBuilder)
+	}
 	for g := lo; g < hi; g++ {
 		v := a.vals[g]
 		if len(v) == 0 {
-			b.AppendNull()
+			if lb != nil {
+				lb.AppendNull()
+			} else {
+				b.AppendNull()
+			}
 			continue
 		}
 		slices.SortStableFunc(v, func(x, y arrow.MonthDayNanoInterval) int {
@@ -380,19 +394,46 @@ func (a *intervalContAcc) result(mem memory.Allocator, lo, hi int) (arrow.Array,
 			}
 			return ops.CompareIntervals(x, y)
 		})
-		pos := f * float64(len(v)-1)
-		first, second := math.Floor(pos), math.Ceil(pos)
-		if first == second {
-			b.Append(v[int(first)])
+		if lb == nil {
+			r, err := intervalAt(v, a.m.Fraction)
+			if err != nil {
+				return nil, err
+			}
+			b.Append(r)
 			continue
 		}
-		r, err := ops.LerpInterval(v[int(first)], v[int(second)], pos-first)
-		if err != nil {
-			return nil, err
+		lb.Append(true)
+		for i, f := range a.m.Fractions {
+			if a.m.FractionNulls[i] {
+				b.AppendNull()
+				continue
+			}
+			if err := checkFraction(f); err != nil {
+				return nil, err
+			}
+			r, err := intervalAt(v, f)
+			if err != nil {
+				return nil, err
+			}
+			b.Append(r)
 		}
-		b.Append(r)
+	}
+	if lb != nil {
+		return lb.NewArray(), nil
 	}
 	return b.NewArray(), nil
+}
+
+// intervalAt is percentile_cont's interval at fraction f of the sorted intervals v (not
+// empty): the one at row floor(f·(n-1)), or interval_lerp of it and the next at their
+// fraction.
+func intervalAt(v []arrow.MonthDayNanoInterval, f float64) (arrow.MonthDayNanoInterval, error) {
+	pos := f * float64(len(v)-1)
+	first, second := math.Floor(pos), math.Ceil(pos)
+	if first == second {
+		return v[int(first)], nil
+	}
+	return ops.LerpInterval(v[int(first)], v[int(second)], pos-first)
 }
 
 func (a *intervalContAcc) state(mem memory.Allocator, lo, hi int) ([]arrow.Array, error) {

@@ -127,7 +127,7 @@ func columnKeys(a arrow.Array, out []uint64, scratch *[]byte) {
 		normKeys(physValues[int16](a, scratch), out)
 	case arrow.INT32, arrow.DATE32:
 		normKeys(physValues[int32](a, scratch), out)
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		normKeys(physValues[int64](a, scratch), out)
 	case arrow.UINT8, arrow.BOOL:
 		normKeys(physValues[uint8](a, scratch), out)
@@ -156,7 +156,7 @@ func keyWidth(dt arrow.DataType) int {
 		return 2
 	case arrow.INT32, arrow.UINT32, arrow.DATE32:
 		return 4
-	case arrow.INT64, arrow.UINT64, arrow.TIMESTAMP, arrow.FLOAT32, arrow.FLOAT64:
+	case arrow.INT64, arrow.UINT64, arrow.TIMESTAMP, arrow.TIME64, arrow.FLOAT32, arrow.FLOAT64:
 		return 8
 	case arrow.DECIMAL128:
 		return 16 // encoded whole by lookupBytes, never normKeys

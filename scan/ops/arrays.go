@@ -22,8 +22,9 @@ import (
 //	                                  NULL sep; s whole for an empty sep), elements equal to
 //	                                  null NULL; NULL for a NULL s (sep and null may be NULL)
 //
-// The elements are text, integer, bigint, double precision (float8out's text) or boolean (t
-// and f, as boolout writes them).
+// The elements are text, integer, bigint, double precision (float8out's text), boolean (t
+// and f, as boolout writes them) or interval (FormatInterval: percentile_cont(ARRAY[…]) of
+// intervals).
 
 func init() {
 	ownFunctions["array_text"] = arrayText
@@ -106,6 +107,8 @@ func elementText(a arrow.Array) (func(i int) string, error) {
 			}
 			return "f"
 		}, nil
+	case *array.MonthDayNanoInterval:
+		return func(i int) string { return FormatInterval(v.Value(i)) }, nil
 	}
 	return nil, errors.New("an array of " + a.DataType().String())
 }
@@ -127,7 +130,7 @@ func listArg(n *fnNode) error {
 		return errors.New("argument 1 must be an array")
 	}
 	switch lt.Elem().ID() {
-	case arrow.STRING, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL:
+	case arrow.STRING, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.INTERVAL_MONTH_DAY_NANO:
 		return nil
 	}
 	return errors.New("arrays of " + lt.Elem().String() + " are not supported")

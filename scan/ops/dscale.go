@@ -34,11 +34,14 @@ func init() {
 	ownFunctions["numeric_div_exact"] = numericDivExact
 	ownFunctions["numeric_exact"] = numericExact
 	ownFunctions["numeric_value_scale"] = numericValueScale
+	ownFunctions["numeric_group_scale"] = numericGroupScale
+	ownFunctions["numeric_scale_known"] = numericScaleKnown
 }
 
-// ErrValueScale is a value of text or double precision cast to numeric without a scale that
-// decimal128(38, s) cannot hold exactly (numeric_exact): refused by name, never rounded.
-var ErrValueScale = &DataError{Code: "0A000", Msg: "a value of text or double precision cast to numeric without a scale that needs more than " +
+// ErrValueScale is a value of text, double precision or a JSON number (jsonb_numeric's) cast to
+// numeric without a scale that decimal128(38, s) cannot hold exactly (numeric_exact): refused
+// by name, never rounded.
+var ErrValueScale = &DataError{Code: "0A000", Msg: "a value cast to numeric without a scale (of text, double precision or json) that needs more than " +
 	"16 digits after the point or 22 before it is not supported: cast it to numeric(p,s)"}
 
 // numericExact is numeric_exact(s, x): x (text or double precision cast to numeric without a
@@ -184,6 +187,20 @@ func numericDscale(n *fnNode) error {
 	if op != "max" && op != "add" {
 		return fmt.Errorf("unknown display scale operation %q", op)
 	}
+	return int32Pair(n, 1, func(a, b int32) (int32, error) {
+		if op == "max" {
+			return max(a, b), nil
+		}
+		return a + b, nil
+	})
+}
+
+// int32Pair makes n, a function of three arguments the last two of which are int32, compute
+// f of those two per row: NULL where an argument from the first'th on is NULL.
+func int32Pair(n *fnNode, first int, f func(a, b int32) (int32, error)) error {
+	if err := argCount(n, 3, 3); err != nil {
+		return err
+	}
 	for _, t := range n.types[1:] {
 		if t == nil || t.ID() != arrow.INT32 {
 			return errors.New("arguments 2 and 3 must be int32")
@@ -192,11 +209,9 @@ func numericDscale(n *fnNode) error {
 	n.out = arrow.PrimitiveTypes.Int32
 	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
 		a, b := args[1].(*array.Int32), args[2].(*array.Int32)
-		return mapRows[int32](array.NewInt32Builder(mem), rows, args[1:], func(i int) (int32, bool, error) {
-			if op == "max" {
-				return max(a.Value(i), b.Value(i)), true, nil
-			}
-			return a.Value(i) + b.Value(i), true, nil
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args[first:], func(i int) (int32, bool, error) {
+			v, err := f(a.Value(i), b.Value(i))
+			return v, err == nil, err
 		})
 	}
 	return nil
@@ -225,6 +240,50 @@ func numericTextAt(n *fnNode) error {
 				at = ds.Value(i)
 			}
 			return NumericText(d, at), true, nil
+		})
+	}
+	return nil
+}
+
+// ErrGroupScale is the display scale, read (numeric_scale_known), of a group of equal
+// numerics of different display scales, one of which a set operation shows
+// (numeric_group_scale): PostgreSQL shows the one its plan meets first, which flightsrv
+// cannot know.
+var ErrGroupScale = &DataError{Code: "0A000", Msg: "the display scale of equal numerics of different display scales (1.5 and 1.50) in one row of a UNION, INTERSECT or EXCEPT " +
+	"(their text) is not supported: PostgreSQL shows the one its plan meets first; cast them to one numeric(p,s)"}
+
+// numericGroupScale is numeric_group_scale(v, lo, hi): the display scale (int32) of the value
+// v of a group of equal numerics (a row of UNION, INTERSECT, EXCEPT) whose members' display
+// scales range from lo to hi (the int32 min and max over the group): lo where they agree,
+// NULL where any argument is NULL (a NULL value shows no digits), and -1 where they differ
+// or a member's is -1 already (a nested set operation's), which numeric_scale_known refuses
+// where the scale is read, never here: the values alone still answer.
+func numericGroupScale(n *fnNode) error {
+	return int32Pair(n, 0, func(lo, hi int32) (int32, error) {
+		if lo != hi || lo < 0 {
+			return -1, nil
+		}
+		return lo, nil
+	})
+}
+
+// numericScaleKnown is numeric_scale_known(ds): the int32 display scale ds, NULL where it is,
+// ErrGroupScale where it is negative (numeric_group_scale's unknown scale).
+func numericScaleKnown(n *fnNode) error {
+	if err := argCount(n, 1, 1); err != nil {
+		return err
+	}
+	if n.types[0] == nil || n.types[0].ID() != arrow.INT32 {
+		return errors.New("argument must be int32")
+	}
+	n.out = arrow.PrimitiveTypes.Int32
+	n.run = func(mem memory.Allocator, rows int, args []arrow.Array) (arrow.Array, error) {
+		ds := args[0].(*array.Int32)
+		return mapRows[int32](array.NewInt32Builder(mem), rows, args, func(i int) (int32, bool, error) {
+			if ds.Value(i) < 0 {
+				return 0, false, ErrGroupScale
+			}
+			return ds.Value(i), true, nil
 		})
 	}
 	return nil

@@ -1003,7 +1003,7 @@ func (c *compiler) constant(l expr.Literal) (node, bool) {
 	}
 	switch s.(type) {
 	case *scalar.Int8, *scalar.Int16, *scalar.Int32, *scalar.Int64, *scalar.Float32, *scalar.Float64,
-		*scalar.Boolean, *scalar.Date32, *scalar.Timestamp:
+		*scalar.Boolean, *scalar.Date32, *scalar.Timestamp, *scalar.Time64:
 		return &constNode{s: s}, true
 	case *scalar.String, *scalar.Binary:
 		if s.IsValid() {

@@ -561,10 +561,14 @@ func isInterval(t types.Type) bool {
 }
 
 // arrowTypeOf is exprs.FromSubstraitType with PostgreSQL's interval: Substrait's
-// interval_compound (which arrow-go v18.8.0 does not map) is month_day_nano_interval.
+// interval_compound (which arrow-go v18.8.0 does not map) is month_day_nano_interval, a list of
+// them (percentile_cont(ARRAY[…]) of intervals) a list of month_day_nano_interval.
 func arrowTypeOf(t types.Type, ext exprs.ExtensionIDSet) (arrow.DataType, bool, error) {
 	if isInterval(t) {
 		return mdnType, t.GetNullability() != types.NullabilityRequired, nil
+	}
+	if l, ok := t.(*types.ListType); ok && isInterval(l.Type) {
+		return arrow.ListOf(mdnType), t.GetNullability() != types.NullabilityRequired, nil
 	}
 	return exprs.FromSubstraitType(t, ext)
 }

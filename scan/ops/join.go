@@ -83,7 +83,7 @@ func JoinKeyType(dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16,
 		arrow.UINT32, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DATE32,
-		arrow.DATE64, arrow.TIMESTAMP, arrow.DECIMAL128, arrow.STRING, arrow.BINARY,
+		arrow.DATE64, arrow.TIMESTAMP, arrow.TIME64, arrow.DECIMAL128, arrow.STRING, arrow.BINARY,
 		arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		return true
 	}

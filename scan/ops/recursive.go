@@ -304,9 +304,13 @@ func (f *workFeed) Release() {
 // iterations gets them after about this long.
 const coalesceWait = 2 * time.Millisecond
 
-// batchOverhead is what a batch kept by a recursion costs beside its buffers (its structures),
-// counted so that a recursion of one small row an iteration meets the limit soon.
-const batchOverhead = 1024
+// batchOverhead is what a batch kept by a recursion is claimed for beside its buffers (its
+// structures), so that a recursion of one small row an iteration that does not end meets the
+// limit: after about a million iterations under the server's default 256 MiB (a few seconds
+// of CPU). At 1,024 bytes it met it after 250,000, where PostgreSQL answers a 400,000-step
+// recursion in a fraction of a second (trial31); the batches of an iteration are released
+// after the next, so the claim bounds the recursion rather than counting what it holds.
+const batchOverhead = 256
 
 // batchBytes is the size of b's buffers.
 func batchBytes(b arrow.RecordBatch) int64 {
