@@ -238,6 +238,8 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 			typ = arrow.PrimitiveTypes.Float64
 		case int8:
 			typ = arrow.PrimitiveTypes.Int8
+		case int32:
+			typ = arrow.PrimitiveTypes.Int32
 		case float32:
 			typ = arrow.PrimitiveTypes.Float32
 		case []byte:
@@ -261,6 +263,8 @@ func boundAnswerN(ctx context.Context, cl *flightsql.Client, q string, decl []ar
 			b.Field(i).(*array.Float64Builder).Append(x)
 		case int8:
 			b.Field(i).(*array.Int8Builder).Append(x)
+		case int32:
+			b.Field(i).(*array.Int32Builder).Append(x)
 		case float32:
 			b.Field(i).(*array.Float32Builder).Append(x)
 		case []byte:

@@ -214,6 +214,14 @@ type routedNode struct {
 // finishRouted lowers a routed plan with an optional aggregation and fetch onto fragments.
 func (l *lowerer) finishRouted(rp *routedPlan, agg *aggTail, offset, count int64) (node, error) {
 	def := rp.src.Table.Def()
+	// The residual conjuncts as PostgreSQL's planner folds the WHERE: a constant false decides
+	// it before the conjuncts after it are folded (`1 = 2 AND 1/0 = 1` reads no row, without
+	// the 22012 the last conjunct raises compiled alone).
+	folded, err := ops.FoldConjuncts(rp.filters, def.BatchSchema(routing.AllColumns), l.ext)
+	if err != nil {
+		return nil, err
+	}
+	rp.filters = folded
 	n := &routedNode{src: rp.src, offset: offset, count: count, readLimit: -1, localLimit: -1}
 	// Several partitions overlap in time: their order is a sort on (timestamp, id).
 	if rp.order && len(rp.src.Partitions) > 1 {

@@ -397,7 +397,7 @@ func (l *lowerer) newJoin(left, right node, t ops.JoinType, need colSet, conj []
 	}
 	spec.NullAware = nullAware // a NOT IN that is no key (notInNotKey) is a residual
 	var err error
-	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
+	if spec.Residual, err = compileResidual(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, err
 	}
 	spec.Unused = unusedOutput(need, nl, nl, rs.NumFields(), rs.NumFields(), t)

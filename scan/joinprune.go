@@ -464,7 +464,7 @@ func (l *lowerer) pushedJoin(lrel, rrel plan.Rel, t ops.JoinType, need colSet, c
 		spec.RightKeys = append(spec.RightKeys, rk)
 		spec.NullSafe = append(spec.NullSafe, p.nullSafe)
 	}
-	if spec.Residual, err = compileAll(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
+	if spec.Residual, err = compileResidual(residual, ops.JoinInputSchema(ls, rs), l.ext); err != nil {
 		return nil, false, err
 	}
 	spec.Unused = unusedOutput(need, nl, nl2, nr, lowWidth(right), t)

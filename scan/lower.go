@@ -818,6 +818,17 @@ func compileConjuncts(cond expr.Expression, schema *arrow.Schema, ext expr.Exten
 	return []*ops.Expr{whole}, nil
 }
 
+// compileResidual compiles conj, the conjuncts a join evaluates on its joined rows (over
+// schema), each alone, after folding their conjunction as PostgreSQL's planner does
+// (ops.FoldConjuncts): a constant false decides it before a later conjunct's constant raises.
+func compileResidual(conj []expr.Expression, schema *arrow.Schema, ext expr.ExtensionRegistry) ([]*ops.Expr, error) {
+	folded, err := ops.FoldConjuncts(conj, schema, ext)
+	if err != nil {
+		return nil, err
+	}
+	return compileAll(folded, schema, ext)
+}
+
 // compileAll compiles expressions against schema.
 func compileAll(es []expr.Expression, schema *arrow.Schema, ext expr.ExtensionRegistry) ([]*ops.Expr, error) {
 	out := make([]*ops.Expr, len(es))

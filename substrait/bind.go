@@ -243,6 +243,10 @@ type paramState struct {
 	// type (comparisons included): a parameter whose integer uses are all such comparisons is
 	// declared float64 (paramDecls).
 	intCmp, intUses map[int]int
+	// int4Args counts, by parameter number at prepare time, the uses of a parameter as an
+	// argument PostgreSQL's function declares integer (int4Arg): a parameter whose integer
+	// uses are all such arguments is declared int32 (PostgreSQL's integer parameter there).
+	int4Args map[int]int
 }
 
 // nullOffset records, at prepare time, that a NULL bound to the parameter standing for e is
@@ -440,6 +444,10 @@ func (bd *binder) pushWith(wc *pg.WithClause) (pop func(), err error) {
 				bd.recursive = map[*pg.CommonTableExpr]bool{}
 			}
 			bd.recursive[c] = true
+		}
+		if _, dup := m[c.GetCtename()]; dup {
+			// PostgreSQL's transformWithClause refuses a name listed twice in one WITH.
+			return nil, refused(InvalidArgument, "42712", `WITH query name "%s" specified more than once`, c.GetCtename())
 		}
 		// MATERIALIZED / NOT MATERIALIZED hints change nothing for a read-only plan.
 		m[c.GetCtename()] = c
@@ -947,15 +955,21 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	if grouped {
 		ac = &aggCtx{in: in.sc}
 		for _, g := range sel.GetGroupClause() {
-			ge, err := bd.groupExpr(g, items, in.sc)
+			ge, coll, err := bd.groupExpr(g, items, in.sc)
 			if err != nil {
 				return nil, err
 			}
 			// A key listed twice (GROUP BY b, 2 naming one expression) groups once, as
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
-			// grouping the stores answer.
-			if !containsExpr(ac.groups, ge) {
+			// grouping the stores answer. Under other COLLATE clauses it is another key
+			// (aggCtx.collations), one the select list can name.
+			dup := false
+			for i, g := range ac.groups {
+				dup = dup || sameExpr(g, ge) && ac.collations[i] == coll
+			}
+			if !dup {
 				ac.groups = append(ac.groups, ge)
+				ac.collations = append(ac.collations, coll)
 			}
 		}
 		// Uncorrelated scalar subqueries' values, one for every row, are keys too (join.go).
@@ -1047,7 +1061,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 	var onCols []int
 	if err == nil && distinctOn {
 		var more []expr.Expression
-		onCols, more, err = bd.distinctOnKeys(dc, keys, items, append(slices.Clone(outs), extra...), names, in.sc)
+		onCols, more, err = bd.distinctOnKeys(dc, sel.GetSortClause(), keys, items, append(slices.Clone(outs), extra...), names, in.sc)
 		extra = append(extra, more...)
 	}
 	bd.win = nil
@@ -1093,9 +1107,10 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		proj.sc.cols[i].bytea = proj.sc.cols[i].bytea || bytea[i]
 		proj.sc.cols[i].json = proj.sc.cols[i].json || json[i]
 		proj.sc.cols[i].jsonb = proj.sc.cols[i].jsonb || jsonb[i]
-		if bpchar[i] != 0 {
-			proj.sc.cols[i].bpchar = bpchar[i]
-		}
+		// Set, not kept: a select list that passes its input through (project's identity
+		// path) carries the input's kinds, and x::text of a character(n) column is x's
+		// reference itself, text without the padding (bpchar.go).
+		proj.sc.cols[i].bpchar = bpchar[i]
 		proj.sc.cols[i].typmod = typmod[i]
 	}
 	for k, i := range scaleOf {
@@ -1176,6 +1191,39 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 		return nil, errTooManyTargets
 	}
 	return out, nil
+}
+
+// starWithoutTables is PostgreSQL's 42601 for sel, or a SELECT in it (a set operation's arm,
+// a subquery, a WITH query), whose select list holds an unqualified * and which has no FROM
+// item (ExpandAllTables: an outer query's columns do not count): SELECT *, SQLAlchemy's
+// EXISTS (SELECT * WHERE …). It is checked on the statement before it is bound, since a
+// correlated subquery is rewritten over its domain (domain.go) and an EXISTS's select list
+// is never bound.
+func starWithoutTables(sel *pg.SelectStmt) error {
+	var err error
+	var check func(s *pg.SelectStmt)
+	visit := func(n *pg.Node) bool {
+		check(n.GetSelectStmt())
+		return err == nil
+	}
+	check = func(s *pg.SelectStmt) {
+		if s == nil || err != nil {
+			return
+		}
+		simple := s.GetOp() == pg.SetOperation_SETOP_NONE || s.GetOp() == pg.SetOperation_SET_OPERATION_UNDEFINED
+		if simple && len(s.GetFromClause()) == 0 && len(s.GetValuesLists()) == 0 && slices.ContainsFunc(s.GetTargetList(), func(t *pg.Node) bool {
+			cr := t.GetResTarget().GetVal().GetColumnRef()
+			return cr != nil && len(cr.GetFields()) == 1 && isStar(cr)
+		}) {
+			err = refused(InvalidArgument, "42601", "SELECT * with no tables specified is not valid")
+			return
+		}
+		check(s.GetLarg())
+		check(s.GetRarg())
+		walkPG(s.ProtoReflect(), visit)
+	}
+	check(sel)
+	return err
 }
 
 // hiddenTargets counts the entries of a select list that a rewrite of the statement added
@@ -1666,6 +1714,15 @@ func (bd *binder) limitValue(n *pg.Node, what string) (int64, error) {
 	e, err := bd.bindExpr(n, &scope{})
 	if err != nil {
 		return 0, err
+	}
+	if !e.untyped() && (familyOf(e.typ()) == famNumeric || familyOf(e.typ()) == famFloat) {
+		// PostgreSQL casts a numeric or double precision LIMIT, OFFSET or FETCH count to
+		// bigint (transformLimitClause's coerce_to_specific_type, an assignment cast): numeric
+		// rounds half away from zero (LIMIT 2.5 is 3), double precision to even (2.5::float8
+		// is 2).
+		if e, err = bd.cast(e.e, i64Type()); err != nil {
+			return 0, err
+		}
 	}
 	v, err := bd.coerce(e, i64Type(), what)
 	if err != nil {

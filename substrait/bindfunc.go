@@ -86,12 +86,15 @@ func containsAggregate(n *pg.Node) bool {
 // input, the measures found so far, and their output types (the executor's: count int64,
 // sum int64 or float64, avg float64, min/max the argument's type).
 type aggCtx struct {
-	in       *scope
-	groups   []expr.Expression
-	nulled   []expr.Expression // grouping expressions outside this grouping set: NULL
-	measures []plan.AggRelMeasure
-	mtypes   []types.Type
-	built    bool // the AggregateRel is built: no more measures (dscale.go)
+	in     *scope
+	groups []expr.Expression
+	// collations holds, per group, the COLLATE clauses its GROUP BY item is written under
+	// (groupCollation): an expression matches a group only under the same ones.
+	collations []string
+	nulled     []expr.Expression // grouping expressions outside this grouping set: NULL
+	measures   []plan.AggRelMeasure
+	mtypes     []types.Type
+	built      bool // the AggregateRel is built: no more measures (dscale.go)
 }
 
 // scope is the aggregate's output so far: the groups, then the measures, by their types.
@@ -114,20 +117,46 @@ func (ac *aggCtx) measure(m plan.AggRelMeasure, out types.Type) expr.Expression 
 	return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
 }
 
+// collation is the COLLATE clauses group i is written under ("" for none).
+func (ac *aggCtx) collation(i int) string {
+	if i < len(ac.collations) {
+		return ac.collations[i]
+	}
+	return ""
+}
+
+// groupCollation names the COLLATE clauses n is written under, outermost first ("" for none),
+// for matching an expression with a GROUP BY item as PostgreSQL matches them (the CollateExpr
+// is part of the expression, even a bytewise collation's, which flightsrv binds as the value
+// itself: GROUP BY x COLLATE "C" does not group x, PostgreSQL's 42803, while x COLLATE "C"
+// is that group).
+func groupCollation(n *pg.Node) string {
+	var names []string
+	for c := n.GetCollateClause(); c != nil; c = c.GetArg().GetCollateClause() {
+		cn := c.GetCollname()
+		if len(cn) == 0 {
+			break
+		}
+		names = append(names, cn[len(cn)-1].GetString_().GetSval())
+	}
+	return strings.Join(names, " ")
+}
+
 // groupExpr binds one GROUP BY item: an ordinal or output name of the select list, or an
-// expression over the input (PostgreSQL prefers input columns to output names).
-func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expression, error) {
+// expression over the input (PostgreSQL prefers input columns to output names). It returns
+// the item's COLLATE clauses too (groupCollation of the node it binds).
+func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expression, string, error) {
 	if err := nonIntegerConstant(n, "GROUP BY"); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		pos := int(c.GetIval().GetIval())
 		if pos < 1 || pos > len(items) {
-			return nil, errorf(InvalidArgument, "GROUP BY position %d is not in select list", pos)
+			return nil, "", errorf(InvalidArgument, "GROUP BY position %d is not in select list", pos)
 		}
 		n = items[pos-1].node
 		if containsAggregate(n) {
-			return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
+			return nil, "", errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
 		}
 	} else if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && cr.GetFields()[0].GetString_() != nil {
 		name := cr.GetFields()[0].GetString_().GetSval()
@@ -142,24 +171,24 @@ func (bd *binder) groupExpr(n *pg.Node, items []bselItem, in *scope) (expr.Expre
 	}
 	switch n.GetNode().(type) {
 	case *pg.Node_GroupingSet:
-		return nil, unimplementedAre("grouping sets, ROLLUP and CUBE nested in expressions")
+		return nil, "", unimplementedAre("grouping sets, ROLLUP and CUBE nested in expressions")
 	}
 	if containsAggregate(n) {
-		return nil, errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
+		return nil, "", errorf(InvalidArgument, "aggregate functions are not allowed in GROUP BY")
 	}
 	v, err := bd.bindExpr(n, in)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if v.json && !v.domainKey {
-		return nil, errJSONEquality
+		return nil, "", errJSONEquality
 	}
 	e, err := bd.defaultType(v)
 	if err == nil && v.jsonb && !v.domainKey {
 		// jsonb groups by value: by its sort key, equal for equal values (jsonbGroupValue).
-		return bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
+		e, err = bd.fn(URNPostgres, "jsonb_sortkey", binType(), e)
 	}
-	return e, err
+	return e, groupCollation(n), err
 }
 
 // bindInAggregate binds n above the aggregation: aggregate calls become measures, expressions
@@ -180,8 +209,9 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		e, err := bd.bindPlain(n, ac.in)
 		bd.agg = ac
 		if err == nil && e.e != nil {
+			coll := groupCollation(n)
 			for i, g := range ac.groups {
-				if sameExpr(g, e.e) {
+				if sameExpr(g, e.e) && ac.collation(i) == coll {
 					v := typed(ac.scope().ref(i))
 					v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
 					if e.ds != nil {
@@ -991,7 +1021,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		}
 		es := []expr.Expression{s}
 		for i := 1; i < len(args); i++ {
-			e, err := bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+			e, err := bd.int4Arg(args[i], fmt.Sprintf("argument %d of %s", i+1, name))
 			if err != nil {
 				return bval{}, err
 			}
@@ -1097,6 +1127,9 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			if err != nil {
 				return bval{}, err
 			}
+			if a.param > 0 && a.untyped() {
+				bd.ps.noteInt4Arg(a.param) // make_date(integer, integer, integer)
+			}
 			es[i] = e
 		}
 		return call(URNPostgres, dateType(), es...)
@@ -1142,7 +1175,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 		if err := integerArgs("chr", args, 0); err != nil {
 			return bval{}, err
 		}
-		e, err := bd.coerce(args[0], i64Type(), "argument 1 of chr")
+		e, err := bd.int4Arg(args[0], "argument 1 of chr")
 		if err != nil {
 			return bval{}, err
 		}
@@ -1163,7 +1196,7 @@ func (bd *binder) funcCall(fc *pg.FuncCall, sc *scope) (bval, error) {
 			if i < 2 {
 				es[i], err = text(i)
 			} else {
-				es[i], err = bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of overlay", i+1))
+				es[i], err = bd.int4Arg(args[i], fmt.Sprintf("argument %d of overlay", i+1))
 			}
 			if err != nil {
 				return bval{}, err
@@ -1513,6 +1546,38 @@ func integerArgs(name string, args []bval, from int) error {
 	return nil
 }
 
+// int4Arg binds v, an argument PostgreSQL's function declares integer (int4: left's and
+// substr's lengths, repeat's count, lpad's width, chr, overlay's positions), as the kernels'
+// bigint. An untyped parameter there is PostgreSQL's integer parameter (PREPARE … left('abc',
+// $1) declares $1 integer): it is typed integer and widened, and declared int32 to the client
+// when every integer use of it is such an argument (ps.int4Only), so that the JDBC driver's
+// setInt binds an int32 the statement takes; an int64 binding declares bigint, which such an
+// argument refuses as PostgreSQL's 42883 does (integerPositions). Any other value is coerced
+// to bigint.
+func (bd *binder) int4Arg(v bval, what string) (expr.Expression, error) {
+	if prev, ok := bd.ps.types[v.param]; v.param == 0 || !v.untyped() || ok && !sameType(prev, i32Type()) {
+		return bd.coerce(v, i64Type(), what)
+	}
+	e, err := bd.coerce(v, i32Type(), what)
+	if err != nil {
+		return nil, err
+	}
+	bd.ps.noteInt4Arg(v.param)
+	c, err := bd.cast(e, i64Type())
+	return c.e, err
+}
+
+// noteInt4Arg counts a use of parameter p as a function's integer argument (int4Args).
+func (ps *paramState) noteInt4Arg(p int) {
+	if ps.vals != nil {
+		return
+	}
+	if ps.int4Args == nil {
+		ps.int4Args = map[int]int{}
+	}
+	ps.int4Args[p]++
+}
+
 // integerParams are the argument positions (from 0) of the string functions whose parameter
 // there is integer (int4) in PostgreSQL: substring(text, int [, int]), substr, left, right,
 // repeat, lpad, rpad and split_part, of text and (substring, substr) bytea.
@@ -1799,7 +1864,7 @@ func (bd *binder) stringFunc(name string, args []bval, nargs func(lo, hi int) er
 		if kinds[i] == txt {
 			es[i], err = text(i)
 		} else {
-			es[i], err = bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+			es[i], err = bd.int4Arg(args[i], fmt.Sprintf("argument %d of %s", i+1, name))
 		}
 		if err != nil {
 			return bval{}, err

@@ -104,7 +104,7 @@ func (bd *binder) byteaText(v bval) (bval, error) {
 func (bd *binder) byteaSubstring(name string, args []bval) (bval, error) {
 	es := []types.FuncArg{args[0].e}
 	for i := 1; i < len(args); i++ {
-		e, err := bd.coerce(args[i], i64Type(), fmt.Sprintf("argument %d of %s", i+1, name))
+		e, err := bd.int4Arg(args[i], fmt.Sprintf("argument %d of %s", i+1, name))
 		if err != nil {
 			return bval{}, err
 		}

@@ -21,8 +21,9 @@ import (
 // are select-list names, ordinals or expressions as ORDER BY items are (an expression not in
 // the select list is evaluated beside it and dropped); the ORDER BY keys that are DISTINCT ON
 // expressions must all come before any that is not (42P10 otherwise), and DISTINCT ON
-// expressions missing from ORDER BY are fine. Without ORDER BY, which row of a group is kept
-// is unspecified, as in PostgreSQL.
+// expressions missing from ORDER BY are fine only when every ORDER BY key is a DISTINCT ON
+// expression (42P10 otherwise: DISTINCT ON (x) … ORDER BY y). Without ORDER BY, which row of
+// a group is kept is unspecified, as in PostgreSQL.
 
 // isDistinctOn reports a DISTINCT clause dc that is DISTINCT ON (…), not plain DISTINCT
 // (one nil item).
@@ -36,10 +37,10 @@ var errDistinctOnOrder = &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "
 
 // distinctOnKeys binds the DISTINCT ON items (dc) as ORDER BY items are bound, over the select
 // list outs (with the ORDER BY's extra expressions already appended) and checks them against
-// the ORDER BY keys. It returns the column of each item (deduplicated) and the extra
+// the ORDER BY keys (bound from the items sorts). It returns the column of each item (deduplicated) and the extra
 // expressions evaluated beside the select list for the items that are not in it.
-func (bd *binder) distinctOnKeys(dc []*pg.Node, keys []sortKeyRef, items []bselItem, outs []expr.Expression, names []string, in *scope) ([]int, []expr.Expression, error) {
-	sorts := make([]*pg.Node, len(dc))
+func (bd *binder) distinctOnKeys(dc, sorts []*pg.Node, keys []sortKeyRef, items []bselItem, outs []expr.Expression, names []string, in *scope) ([]int, []expr.Expression, error) {
+	onSorts := make([]*pg.Node, len(dc))
 	for i, n := range dc {
 		if err := nonIntegerConstant(n, "DISTINCT ON"); err != nil {
 			return nil, nil, err
@@ -49,13 +50,13 @@ func (bd *binder) distinctOnKeys(dc []*pg.Node, keys []sortKeyRef, items []bselI
 				return nil, nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: fmt.Sprintf("SELECT DISTINCT ON position %d is not in select list", pos)}
 			}
 		}
-		sorts[i] = &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: n}}}
+		onSorts[i] = &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: n}}}
 	}
 	padded := slices.Clone(names)
 	for len(padded) < len(outs) {
 		padded = append(padded, "")
 	}
-	on, extra, err := bd.sortKeys(sorts, items, outs, padded, in, false)
+	on, extra, err := bd.sortKeys(onSorts, items, outs, padded, in, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,11 +66,41 @@ func (bd *binder) distinctOnKeys(dc []*pg.Node, keys []sortKeyRef, items []bselI
 			cols = append(cols, k.col)
 		}
 	}
+	// ORDER BY key ki is DISTINCT ON item di when it is its column, the same expression bound
+	// again, or the same expression written (GROUPING(x) in both, bound to two columns).
+	all := append(slices.Clone(outs), extra...)
+	same := func(di, ki int) bool {
+		a, b := on[di].col, keys[ki].col
+		if a == b || a >= 0 && b >= 0 && a < len(all) && b < len(all) && sameExpr(all[a], all[b]) {
+			return true
+		}
+		return len(sorts) == len(keys) && len(on) == len(dc) && samePG(dc[di], sorts[ki].GetSortBy().GetNode())
+	}
+	anyOn := func(ki int) bool {
+		for di := range on {
+			if same(di, ki) {
+				return true
+			}
+		}
+		return false
+	}
 	skipped := false
-	for _, k := range keys {
-		if !slices.Contains(cols, k.col) {
+	for ki := range keys {
+		if !anyOn(ki) {
 			skipped = true
 		} else if skipped {
+			return nil, nil, errDistinctOnOrder
+		}
+	}
+	// A DISTINCT ON expression missing from an ORDER BY that has a key of another expression
+	// is refused too (transformDistinctOnClause adds the missing ones after the ORDER BY's
+	// keys, which it allows only when none was skipped).
+	for di := range on {
+		found := false
+		for ki := range keys {
+			found = found || same(di, ki)
+		}
+		if skipped && !found {
 			return nil, nil, errDistinctOnOrder
 		}
 	}

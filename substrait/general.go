@@ -154,8 +154,11 @@ func prepareGeneral(sql string, cat Catalog, opts BindOptions) (*general, *Bound
 			return nil, nil, errorf(InvalidArgument, "parameters must be numbered consecutively from $1 ($%d is missing)", i+1)
 		}
 		g.params[i] = t
-		if ps.floatCompared(i + 1) {
+		switch {
+		case ps.floatCompared(i + 1):
 			g.declared[i] = arrow.PrimitiveTypes.Float64
+		case ps.int4Only(i + 1):
+			g.declared[i] = arrow.PrimitiveTypes.Int32
 		}
 	}
 	return g, bound, nil
@@ -168,6 +171,9 @@ func (g *general) bind(cat Catalog, ps *paramState, opts BindOptions) (*Bound, e
 		return bd.show(show.GetName())
 	}
 	sel := g.node.GetSelectStmt()
+	if err := starWithoutTables(sel); err != nil {
+		return nil, err
+	}
 	bd.allowTypeof(sel)
 	if constantSelect(sel) {
 		return bd.tableless(sel)

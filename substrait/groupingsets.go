@@ -204,7 +204,7 @@ func (bd *binder) bindGroupingSets(sel *pg.SelectStmt, sets [][]*pg.Node) (*boun
 // (ac.groups) into ac.nulled.
 func (bd *binder) nullGroups(arm *groupingArm, items []bselItem, ac *aggCtx) error {
 	for _, n := range arm.all {
-		e, err := bd.groupExpr(n, items, ac.in)
+		e, _, err := bd.groupExpr(n, items, ac.in)
 		if err != nil {
 			return err
 		}

@@ -719,6 +719,9 @@ func (bd *binder) placesParam(name string, n *pg.Node) (places int32, null bool,
 	if err != nil {
 		return 0, false, err
 	}
+	if v.param > 0 && v.untyped() {
+		bd.ps.noteInt4Arg(v.param) // round(numeric, integer)
+	}
 	if bd.ps.vals == nil {
 		return 0, false, nil
 	}

@@ -195,6 +195,13 @@ func (ps *paramState) countInt(cmp bool, p int) {
 	}
 }
 
+// int4Only reports whether parameter p's integer uses are all arguments a function declares
+// integer (int4Arg): declared int32 (general.declared).
+func (ps *paramState) int4Only(p int) bool {
+	n := ps.int4Args[p]
+	return n > 0 && n == ps.intUses[p] && ps.intCmp[p] == 0
+}
+
 // noteIntComparison counts a comparison of v, an untyped parameter, with other, a smallint or
 // integer value (countInt).
 func (bd *binder) noteIntComparison(v, other bval) {

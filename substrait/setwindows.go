@@ -98,8 +98,15 @@ func newGroupedSplit(sel *pg.SelectStmt, alias string, special func(*pg.Node) bo
 	return &groupedSplit{sel: sel, inner: inner, alias: alias, special: special}
 }
 
-// lift appends n to the inner select list and returns the outer reference to it.
+// lift appends n to the inner select list and returns the outer reference to it; an
+// expression lifted already is referred to again (GROUPING(x) in DISTINCT ON and ORDER BY is
+// one column, as PostgreSQL's one target entry, which their match reads: distinctOnKeys).
 func (sp *groupedSplit) lift(n *pg.Node) *pg.Node {
+	for i, t := range sp.inner.TargetList {
+		if samePG(t.GetResTarget().GetVal(), n) {
+			return colRef(sp.alias, setsWindowColumn(i))
+		}
+	}
 	i := len(sp.inner.TargetList)
 	sp.inner.TargetList = append(sp.inner.TargetList, pg.MakeResTargetNodeWithVal(proto.Clone(n).(*pg.Node), 0))
 	return colRef(sp.alias, setsWindowColumn(i))

@@ -197,29 +197,83 @@ func (f *folder) check(e expr.Expression) error {
 }
 
 // checkAndOr is check of an AND or OR call: its operands in order, up to the first constant
-// one that decides the whole (false for AND, true for OR).
+// one that decides the whole (false for AND, true for OR). An operand that is itself an AND
+// (OR) is walked in place, as the planner flattens nested ANDs (ORs) before folding their
+// operands (simplify_and_arguments, simplify_or_arguments): `(x > 0 AND 1 = 2) AND 1/0 = 1`
+// is false, its 1/0 never folded.
 func (f *folder) checkAndOr(v *expr.ScalarFunction) error {
-	decides := v.Name() == "or"
+	_, err := f.checkAndOrDecided(v)
+	return err
+}
+
+// checkAndOrDecided is checkAndOr, reporting whether a constant operand decided v.
+func (f *folder) checkAndOrDecided(v *expr.ScalarFunction) (bool, error) {
+	args := make([]expr.Expression, 0, v.NArgs())
 	for i := range v.NArgs() {
-		a, ok := v.Arg(i).(expr.Expression)
-		if !ok {
-			continue
+		if a, ok := v.Arg(i).(expr.Expression); ok {
+			args = append(args, a)
 		}
-		if !f.constant[a] {
+	}
+	return f.checkOperands(v.Name(), args)
+}
+
+// checkOperands is checkAndOrDecided of the operands args of an AND or OR (name "and" or
+// "or"), in order.
+func (f *folder) checkOperands(name string, args []expr.Expression) (bool, error) {
+	decides := name == "or"
+	for _, a := range args {
+		if !f.isConstant(a) {
+			if sf, ok := a.(*expr.ScalarFunction); ok && isAndOr(sf) && sf.Name() == name {
+				if decided, err := f.checkAndOrDecided(sf); err != nil || decided {
+					return decided, err
+				}
+				continue
+			}
 			if err := f.check(a); err != nil {
-				return err
+				return false, err
 			}
 			continue
 		}
 		b, valid, err := f.constBool(a)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if valid && b == decides {
-			return nil
+			return true, nil
 		}
 	}
-	return nil
+	return false, nil
+}
+
+// FoldConjuncts is es, the conjuncts of a condition over rows of in (a WHERE split at its
+// ANDs, in order), as PostgreSQL's planner folds their conjunction (simplify_and_arguments):
+// the data exceptions of each one's folded constants raised in order (a *DataError), up to
+// the first conjunct that is a constant folding to false, which decides the whole: es is then
+// that false alone, and the conjuncts after it are never folded, so that a caller compiling
+// each conjunct alone (ops.FilterAll's stages) raises no error the conjunction does not.
+// `1 = 2 AND 1/0 = 1` is false; `1/0 = 1 AND 1 = 2` raises 22012, as in PostgreSQL. ext
+// resolves the function anchors, as Compile's.
+func FoldConjuncts(es []expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) ([]expr.Expression, error) {
+	if len(es) < 2 || in == nil {
+		return es, nil
+	}
+	c := newCompiler(in, ext, nil)
+	defer c.empty.Release()
+	f := folder{c: c, constant: map[expr.Expression]bool{}}
+	defer f.release()
+	for _, e := range es {
+		if e == nil || !e.IsScalar() {
+			return es, nil
+		}
+	}
+	decided, err := f.checkOperands("and", es)
+	switch {
+	case err != nil:
+		return nil, err
+	case decided:
+		return []expr.Expression{expr.NewPrimitiveLiteral(false, false)}, nil
+	}
+	return es, nil
 }
 
 // constBool folds the constant boolean e as the planner does: the errors of its folding

@@ -106,13 +106,9 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 	return compile(e, in, ext, nil)
 }
 
-func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) (*Expr, error) {
-	if e == nil || in == nil {
-		return nil, errors.New("ops: compile: nil expression or schema")
-	}
-	if !e.IsScalar() {
-		return nil, errors.New("ops: compile: not a scalar expression")
-	}
+// newCompiler is a compiler of expressions over rows of in, its functions resolved through ext
+// (the default collection's when ext is zero); the caller releases its c.empty.
+func newCompiler(in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) *compiler {
 	if ext.Set == nil {
 		ext = expr.NewEmptyExtensionRegistry(extensions.GetDefaultCollectionWithNoError())
 	}
@@ -129,6 +125,17 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	for _, a := range cols {
 		a.Release()
 	}
+	return c
+}
+
+func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) (*Expr, error) {
+	if e == nil || in == nil {
+		return nil, errors.New("ops: compile: nil expression or schema")
+	}
+	if !e.IsScalar() {
+		return nil, errors.New("ops: compile: not a scalar expression")
+	}
+	c := newCompiler(in, ext, shred)
 	defer c.empty.Release()
 
 	// A constant PostgreSQL's planner folds failing is the query's error, wherever it stands.
