@@ -921,7 +921,6 @@ func testEnginePlanningErrors(t *testing.T, f *engFixture) {
 		{"SELECT * FROM unnest(ARRAY[" + strings.Repeat("987654, ", 10000) + "1])", codes.InvalidArgument, "unnest in FROM of more than 10000 rows"},
 		{"SELECT set_byte(id::bytea, 0, 1) FROM messages" + routed, codes.Unimplemented, "function set_byte"},
 		{"SELECT id::bpchar FROM messages" + routed, codes.Unimplemented, "casts to bpchar without a length"},
-		{"SELECT timestamp::time(3) FROM messages" + routed, codes.Unimplemented, "cast to time(3) without time zone is not supported"},
 		{"SELECT id, count(*) FROM messages" + routed + " GROUP BY ROLLUP (id), CUBE (id, id, id, id, id, id, id, id, id)", codes.InvalidArgument, "CUBE of more than 8 elements"},
 		{"SELECT count(id ORDER BY id) FROM messages" + routed, codes.Unimplemented, "ordered aggregates"},
 		{"SELECT id FROM messages" + routed + " AND (channel_id, id) = (SELECT 'sekrit-chan', 'sekrit-id')", codes.Unimplemented, "row values compared with a subquery"},
