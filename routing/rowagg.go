@@ -184,7 +184,11 @@ type RowAggregate struct {
 	// every partition of the table with a route row in Range (partition discovery's), so a
 	// store may answer the merge of those states at once (RowAnswer.Summed) instead of
 	// bucket by bucket where that costs it less: the cockroach store does so for count(*)
-	// alone (routing/cockroach/rowagg.go, "Summed counts"). A store may ignore it.
+	// alone (routing/cockroach/rowagg.go, "Summed counts"). A store may ignore it. The
+	// buckets of a Summed request are distinct and have route rows intersecting Range (the
+	// scan's Source.Present): one without a route row may be among them, but never in place
+	// of a route row the request leaves out, as a store that finds as many hot route rows
+	// in Range as the request asks hot buckets answers for those route rows.
 	Summed bool
 	// Schema is the answer's schema: one field per group then one per measure. Supported
 	// types: utf8 and int32/int64 groups, timestamp[ns, UTC] bins; int64 counts;

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/jackc/pgx/v5"
@@ -122,5 +123,81 @@ func TestMinMaxStatementPlan(t *testing.T) {
 	}
 	if limits != 2 || forward != 1 || backward != 1 {
 		t.Fatalf("plan has %d limits, %d forward and %d backward index scans of the records, want 2, 1, 1:\n%s", limits, forward, backward, plan)
+	}
+}
+
+// TestSummedCountStatements checks which statement answers a Summed count(*) request: asked
+// for every route row of the table in the range (as partition discovery finds them), one
+// statement without keys; asked for fewer, or for a bucket without a route row beside them,
+// that statement and then the keyed one, which counts the asked buckets alone. Every answer
+// is checked against the records appended.
+func TestSummedCountStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &argRecorder{}
+	s := migrated(t, cockroach.Config{Tracer: rec})
+	start := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	var routed []routing.BucketID
+	want := map[string]int64{}
+	for pi, pk := range []string{"p", "q", "r"} {
+		for m := range 3 {
+			b := routing.BucketFor("t", []byte(pk), routing.CalendarMonthUTC, start.AddDate(0, m, 0))
+			recs := make([]routing.Record, 10*(pi+1)+m)
+			for i := range recs {
+				recs[i] = routing.Record{PartitionKey: []byte(pk), EventTime: b.Start.Add(time.Duration(i) * time.Hour),
+					SortKey: []byte(fmt.Sprintf("k%05d", i)), Value: []byte("{}")}
+			}
+			if err := s.Append(ctx, b, recs); err != nil {
+				t.Fatal(err)
+			}
+			routed = append(routed, b)
+			want[pk+b.Key] = int64(len(recs))
+		}
+	}
+	never := routing.BucketFor("t", []byte("s"), routing.CalendarMonthUTC, start)
+	q := routing.RowAggregate{Range: routing.TimeRange{Start: start, End: start.AddDate(0, 3, 0)}, Summed: true,
+		Measures: []routing.RowMeasure{{Func: routing.RowCountStar}},
+		Schema:   arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)}
+	for _, c := range []struct {
+		name  string
+		bs    []routing.BucketID
+		keyed bool
+	}{
+		{"every route row", routed, false},
+		{"all but one", routed[1:], true},
+		{"a bucket without a route row beside every route row", append([]routing.BucketID{never}, routed...), true},
+	} {
+		rec.take()
+		as, err := s.AggregateRows(ctx, c.bs, q)
+		if err != nil || len(as) != len(c.bs) {
+			t.Fatalf("%s: %+v %v", c.name, as, err)
+		}
+		var got, w int64
+		for i, a := range as {
+			w += want[string(c.bs[i].PartitionKey)+c.bs[i].Key]
+			if a.Reader == nil {
+				continue
+			}
+			for a.Reader.Next() {
+				got += a.Reader.RecordBatch().Column(0).(*array.Int64).Value(0)
+			}
+			a.Reader.Release()
+		}
+		if got != w {
+			t.Fatalf("%s: %d records, want %d", c.name, got, w)
+		}
+		sqls, _ := rec.take()
+		var keyed, keyless int
+		for _, sql := range sqls {
+			switch {
+			case strings.Contains(sql, "unnest("):
+				keyed++
+			case strings.HasPrefix(sql, "WITH route AS"):
+				keyless++
+			}
+		}
+		if keyless != 1 || keyed != map[bool]int{false: 0, true: 1}[c.keyed] {
+			t.Fatalf("%s: %d statements without keys and %d with, want 1 and keyed=%t: %q", c.name, keyless, keyed, c.keyed, sqls)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -687,60 +688,72 @@ func summedCount(q routing.RowAggregate) bool {
 	return true
 }
 
-// aggregateSummed answers a summedCount request over bs (buckets of one table) with
-// sqlSummedCount: each bucket's route, the first bucket not archived holding the count of
-// every such bucket's records in q.Range, the others Summed. routing.ErrNotSummed, nothing
+// sqlSummedAll is sqlSummedCount without keys, for asked buckets that are route rows (as
+// partition discovery finds them) among which every hot route row of the table in the range
+// is: it returns each route row intersecting the range that is not hot, by key, with the
+// count of its records in the range (an index range each: few such rows are archiving, and
+// an archived bucket's hot rows are usually deleted), and a last row holding the count of
+// hot route rows intersecting the range and the table's count in the range (NULL for hot
+// records outside the range, as in sqlSummedCount). The caller subtracts the non-hot rows it
+// did not ask or that are archived, and takes the answer only when the hot route rows are as
+// many as its asked buckets that are not among the non-hot rows: its buckets being route
+// rows, they are then every hot one; else it asks again with sqlSummedCount. Measured beside
+// sqlSummedCount (psql, PostgreSQL 15, the bench's 300,000 rows in 1,332 hot buckets, 15 runs
+// each alternating): 29.7 ms against 32.5, the plain count of the range 28.4: the keys' join
+// and their arrays' input cost the rest.
+const sqlSummedAll = `WITH route AS (
+	SELECT m.partition_key, m.bucket_key, m.state, m.archive_object_key, m.hot_deleted, m.generation
+	FROM pulpitum_v4_bucket_metadata AS m
+	WHERE m.table_id = $1 AND m.bucket_start < $3 AND m.bucket_end > $2
+)
+SELECT route.partition_key, route.bucket_key, route.state, route.archive_object_key, route.hot_deleted, route.generation,
+	x.n, NULL::INT8 AS hot
+FROM route CROSS JOIN LATERAL (
+	SELECT count(*) AS n FROM pulpitum_v4_records AS rec
+	WHERE rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key
+		AND rec.event_time >= $4 AND rec.event_time < $5) AS x
+WHERE route.state <> 'hot'
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, false, 0, CASE WHEN EXISTS (
+	SELECT 1 FROM pulpitum_v4_bucket_metadata AS o
+	WHERE o.state = ANY ('{hot,archiving,archived}'::TEXT[]) AND NOT o.hot_deleted AND o.table_id = $1
+		AND (o.bucket_start >= $3 OR o.bucket_end <= $2)
+) THEN NULL ELSE (
+	SELECT count(*) FROM pulpitum_v4_records AS rec
+	WHERE rec.table_id = $1 AND rec.event_time >= $4 AND rec.event_time < $5
+) END, (SELECT count(*) FROM route WHERE route.state = 'hot')`
+
+// aggregateSummed answers a summedCount request over bs (buckets of one table) with one
+// statement: each bucket's route, the first bucket not archived holding the count of every
+// such bucket's records in q.Range, the others Summed. It asks first without keys
+// (sqlSummedAll), which answers when bs hold every hot route row of the table intersecting
+// the range (bs, distinct, are route rows in the range, as partition discovery finds them
+// for the scan's Summed requests: as many hot ones as the statement finds are all of them),
+// else with the buckets' keys (sqlSummedCount). routing.ErrNotSummed, nothing
 // answered, for duplicate buckets (nothing asked), for a table with hot records outside the
 // range (see sqlSummedCount), and for a count that is negative or that no bucket is there to
 // hold though it is not zero (records outside their bucket's bounds).
 func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q routing.RowAggregate) ([]routing.RowAnswer, error) {
 	const op = "count bucket rows"
-	pks, keys := make([][]byte, len(bs)), make([]string, len(bs))
-	seen := make(map[string]struct{}, len(bs))
+	at := make(map[string]int, len(bs))
 	for i, b := range bs {
-		pks[i], keys[i] = b.PartitionKey, b.Key
 		id := string(b.PartitionKey) + "\x00" + b.Key
-		if _, dup := seen[id]; dup {
+		if _, dup := at[id]; dup {
 			return nil, routing.ErrNotSummed
 		}
-		seen[id] = struct{}{}
+		at[id] = i
 	}
-	rs, re := routing.PartitionDiscoveryBounds(q.Range)
-	lo, hi, _ := routing.MicroBounds(q.Range, nil, false)
 	conn, err := s.acquire(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Release()
-	rows, err := conn.Query(ctx, sqlSummedCount, bs[0].TableID, pks, keys, rs, re, lo, hi)
+	routes, total, all, err := s.summedAll(ctx, conn, bs, at, q.Range)
+	if err == nil && !all {
+		routes, total, err = s.summedKeyed(ctx, conn, bs, q.Range)
+	}
 	if err != nil {
-		return nil, s.classify(op, err)
-	}
-	defer rows.Close()
-	routes := make([]routing.Route, len(bs))
-	var (
-		total    pgtype.Int8
-		idx, gen int64
-		state    pgtype.Text
-		key      *string
-		deleted  bool
-	)
-	for rows.Next() {
-		if err := rows.Scan(&idx, &state, &key, &deleted, &gen, &total); err != nil {
-			return nil, s.classify(op, err)
-		}
-		if idx == 0 {
-			continue
-		}
-		if idx < 1 || idx > int64(len(bs)) || !state.Valid {
-			return nil, fmt.Errorf("%w: %s: a route row of bucket %d", routing.ErrOperationFailed, op, idx)
-		}
-		if routes[idx-1], err = routeFromRow(state.String, key, deleted, gen); err != nil {
-			return nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.classify(op, err)
+		return nil, err
 	}
 	if !total.Valid {
 		return nil, routing.ErrNotSummed // hot records outside the range
@@ -780,4 +793,106 @@ func (s *Store) aggregateSummed(ctx context.Context, bs []routing.BucketID, q ro
 		out[holder].Reader = r
 	}
 	return out, nil
+}
+
+// summedAll runs sqlSummedAll on conn for bs (at: each bucket's index by partition key, NUL,
+// bucket key): the buckets' routes (the zero Route, hot, for those it does not name) and the
+// sum; all is false, nothing else answered, when bs are not every hot route row of the table
+// in rng (the caller asks with their keys).
+func (s *Store) summedAll(ctx context.Context, conn *pgxpool.Conn, bs []routing.BucketID, at map[string]int, rng routing.TimeRange) (routes []routing.Route, total pgtype.Int8, all bool, err error) {
+	const op = "count bucket rows"
+	rs, re := routing.PartitionDiscoveryBounds(rng)
+	lo, hi, _ := routing.MicroBounds(rng, nil, false)
+	rows, err := conn.Query(ctx, sqlSummedAll, bs[0].TableID, rs, re, lo, hi)
+	if err != nil {
+		return nil, total, false, s.classify(op, err)
+	}
+	defer rows.Close()
+	routes = make([]routing.Route, len(bs))
+	var (
+		pk          []byte
+		bkey, state pgtype.Text
+		key         *string
+		deleted     bool
+		gen         int64
+		n, hot      pgtype.Int8
+		less        int64 // records of the non-hot route rows not answered here
+		hotAsked    = int64(len(bs))
+	)
+	for rows.Next() {
+		if err := rows.Scan(&pk, &bkey, &state, &key, &deleted, &gen, &n, &hot); err != nil {
+			return nil, total, false, s.classify(op, err)
+		}
+		if hot.Valid {
+			total = n
+			continue
+		}
+		if !state.Valid || !n.Valid {
+			return nil, total, false, fmt.Errorf("%w: %s: a route row without its state", routing.ErrOperationFailed, op)
+		}
+		r, err := routeFromRow(state.String, key, deleted, gen)
+		if err != nil {
+			return nil, total, false, err
+		}
+		i, asked := at[string(pk)+"\x00"+bkey.String]
+		if asked {
+			routes[i] = r
+			hotAsked--
+		}
+		if !asked || r.State == routing.StateArchived {
+			less += n.Int64
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, total, false, s.classify(op, err)
+	}
+	if !hot.Valid || hot.Int64 != hotAsked {
+		return nil, total, false, nil
+	}
+	if total.Valid {
+		total.Int64 -= less
+	}
+	return routes, total, true, nil
+}
+
+// summedKeyed runs sqlSummedCount on conn for bs: the buckets' routes and the sum.
+func (s *Store) summedKeyed(ctx context.Context, conn *pgxpool.Conn, bs []routing.BucketID, rng routing.TimeRange) ([]routing.Route, pgtype.Int8, error) {
+	const op = "count bucket rows"
+	var total pgtype.Int8
+	pks, keys := make([][]byte, len(bs)), make([]string, len(bs))
+	for i, b := range bs {
+		pks[i], keys[i] = b.PartitionKey, b.Key
+	}
+	rs, re := routing.PartitionDiscoveryBounds(rng)
+	lo, hi, _ := routing.MicroBounds(rng, nil, false)
+	rows, err := conn.Query(ctx, sqlSummedCount, bs[0].TableID, pks, keys, rs, re, lo, hi)
+	if err != nil {
+		return nil, total, s.classify(op, err)
+	}
+	defer rows.Close()
+	routes := make([]routing.Route, len(bs))
+	var (
+		idx, gen int64
+		state    pgtype.Text
+		key      *string
+		deleted  bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&idx, &state, &key, &deleted, &gen, &total); err != nil {
+			return nil, total, s.classify(op, err)
+		}
+		if idx == 0 {
+			continue
+		}
+		if idx < 1 || idx > int64(len(bs)) || !state.Valid {
+			return nil, total, fmt.Errorf("%w: %s: a route row of bucket %d", routing.ErrOperationFailed, op, idx)
+		}
+		if routes[idx-1], err = routeFromRow(state.String, key, deleted, gen); err != nil {
+			return nil, total, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, total, s.classify(op, err)
+	}
+	return routes, total, nil
 }

@@ -232,10 +232,11 @@ func rowRows(t *testing.T, r array.RecordReader, sc *arrow.Schema) [][]any {
 // testSummedCount checks a routing.RowAggregate.Summed request of count(*) (which a store may
 // answer merged into one answer: RowAnswer.Summed) against brute force over the appended
 // records: the answers' counts add up to the records of the asked buckets inside a range that
-// cuts buckets, whether every bucket in the range is asked (a never-appended one among them)
-// or only some of them (another partition's records and a bucket outside the request left
-// out); an archiving bucket still counts; an archived one whose hot rows are kept is its
-// route and no reader (the table declines it) and its rows do not count; with hot records
+// cuts buckets, whether every bucket in the range is asked (a never-appended one among them),
+// every route row (as partition discovery finds them), or only some of them (another partition's records and a
+// bucket outside the request left out); an archiving bucket still counts, asked or not; an
+// archived one whose hot rows are kept is its route and no reader (the table declines it,
+// then no longer asks it) and its rows do not count, asked or not; with hot records
 // outside the range, the same counts or routing.ErrNotSummed and no answer; a store without
 // the port is skipped.
 func testSummedCount(t *testing.T, s Store) {
@@ -318,6 +319,12 @@ func testSummedCount(t *testing.T, s Store) {
 	if got, w := count("every bucket", all, nil), sum(all, nil); got != w {
 		t.Fatalf("every bucket: %d records, want %d", got, w)
 	}
+	// The buckets with a route row, as partition discovery finds them (c's second day was
+	// never appended): every hot route row in the range is asked.
+	routed := append(append([]routing.BucketID(nil), all[:7]...), all[8:]...)
+	if got, w := count("every route row", routed, nil), sum(routed, nil); got != w {
+		t.Fatalf("every route row: %d records, want %d", got, w)
+	}
 	some := []routing.BucketID{all[0], all[2], all[4], all[5]} // a's first and last, b's last two
 	if got, w := count("some buckets", some, nil), sum(some, nil); got != w {
 		t.Fatalf("some buckets: %d records, want %d", got, w)
@@ -326,17 +333,45 @@ func testSummedCount(t *testing.T, s Store) {
 	if got, w := count("an archiving bucket", all, nil), sum(all, nil); got != w {
 		t.Fatalf("an archiving bucket: %d records, want %d", got, w)
 	}
+	if got, w := count("an archiving bucket among the route rows", routed, nil), sum(routed, nil); got != w {
+		t.Fatalf("an archiving bucket among the route rows: %d records, want %d", got, w)
+	}
+	if got, w := count("the route rows but the archiving one", withoutAt(routed, 4), nil), sum(withoutAt(routed, 4), nil); got != w {
+		t.Fatalf("the route rows but the archiving one: %d records, want %d", got, w)
+	}
 	if err := s.PublishArchive(bg, sess, "archives/t/summed/manifest.json"); err != nil {
 		t.Fatal(err)
 	}
 	if got, w := count("an archived bucket", all, map[int]bool{4: true}), sum(all, map[int]bool{4: true}); got != w {
 		t.Fatalf("an archived bucket: %d records, want %d", got, w)
 	}
-	as, err := tbl.AggregateRows(bg, all, q)
-	if err != nil || len(as) != len(all) || !as[4].Declined || as[4].Reader != nil {
-		t.Fatalf("an archived bucket through the table: %+v %v", as, err)
+	if got, w := count("an archived bucket among the route rows", routed, map[int]bool{4: true}), sum(routed, map[int]bool{4: true}); got != w {
+		t.Fatalf("an archived bucket among the route rows: %d records, want %d", got, w)
 	}
-	routing.ReleaseAnswers(as)
+	if got, w := count("the route rows but the archived one", withoutAt(routed, 4), nil), sum(withoutAt(routed, 4), nil); got != w {
+		t.Fatalf("the route rows but the archived one: %d records, want %d", got, w)
+	}
+	for _, bs := range [][]routing.BucketID{all, routed} {
+		// The table declines the archived bucket (its route now cached) and asks the others:
+		// the store is not asked for it.
+		for range 2 {
+			as, err := tbl.AggregateRows(bg, bs, q)
+			if err != nil || len(as) != len(bs) || !as[4].Declined || as[4].Reader != nil {
+				t.Fatalf("an archived bucket through the table: %+v %v", as, err)
+			}
+			var n int64
+			for _, a := range as {
+				if a.Reader != nil {
+					for _, row := range rowRows(t, a.Reader, q.Schema) {
+						n += row[0].(int64)
+					}
+				}
+			}
+			if w := sum(bs, map[int]bool{4: true}); n != w {
+				t.Fatalf("an archived bucket through the table: %d records, want %d", n, w)
+			}
+		}
+	}
 	// Hot records outside the range: answered bucket by bucket, or refused as a whole.
 	out := dayBucket(table, "a", "2023-06-05")
 	mustAppend(t, s, out, rec(out, out.Start.Add(time.Hour), "x", `{}`))
@@ -350,4 +385,9 @@ func testSummedCount(t *testing.T, s Store) {
 			t.Fatalf("hot records outside the range: %d records, want %d", got, w)
 		}
 	}
+}
+
+// withoutAt returns a copy of bs without its i'th bucket.
+func withoutAt(bs []routing.BucketID, i int) []routing.BucketID {
+	return append(append([]routing.BucketID(nil), bs[:i]...), bs[i+1:]...)
 }
