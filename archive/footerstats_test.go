@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -194,6 +195,7 @@ func FuzzLeafStatistics(f *testing.F) {
 		f.Add(s, int8(1))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, leaf int8) {
+		fuzzcount.Add()
 		checkLeafStatistics(t, b, int(leaf%8))
 	})
 }

@@ -1,6 +1,10 @@
 package calendar
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
+)
 
 // TestTimeIn: text read as PostgreSQL 15's time_in reads it; the answers are PostgreSQL's
 // (s::time::text on a 15.18 server), the refusals its SQLSTATEs, 0A000 where TimeIn refuses by
@@ -90,6 +94,7 @@ func FuzzTimeIn(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		fuzzcount.Add()
 		us, err := TimeIn(s)
 		if err != nil {
 			return

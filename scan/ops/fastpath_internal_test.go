@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 )
 
@@ -19,6 +20,7 @@ func FuzzShortInt(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		fuzzcount.Add()
 		v, ok := shortInt([]byte(s))
 		digits := s
 		if len(digits) > 0 && digits[0] == '-' {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -42,6 +43,7 @@ func FuzzJSONBCanonical(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		fuzzcount.Add()
 		out, err := ops.JSONBCanonical(doc)
 		if err != nil {
 			if de := (*ops.DataError)(nil); !errors.As(err, &de) {

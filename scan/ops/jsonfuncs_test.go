@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -53,6 +54,7 @@ func FuzzJSONBFunctions(f *testing.F) {
 	f.Add([]byte(`{"a":1.0,"b":[1,2,{"c":null}]}`), []byte(`{"b":[{}],"a":1}`))
 	f.Add([]byte(`"x"`), []byte(`["x"]`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
+		fuzzcount.Add()
 		// json_strip_nulls reads json (duplicates kept, \u0000 read): what it writes is JSON.
 		if s, err := ops.JSONStripNulls(a); err == nil && !json.Valid(s) {
 			t.Fatalf("json_strip_nulls(%q) = %q is not JSON", a, s)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // FuzzJSONIn: json_in's validation (jsonScanner.lax) of any UTF-8 text accepts exactly what
@@ -16,6 +18,7 @@ func FuzzJSONIn(f *testing.F) {
 		f.Add([]byte(d))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		fuzzcount.Add()
 		if !utf8.Valid(doc) {
 			return // Go's json.Valid does not check UTF-8; scanDoc answers docBadEncoding
 		}

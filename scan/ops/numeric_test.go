@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -45,6 +46,7 @@ func FuzzNumericText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		fuzzcount.Add()
 		d, scale, err := ops.ParseNumeric(s)
 		if err != nil {
 			var de *ops.DataError

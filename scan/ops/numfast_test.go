@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/apd/v3"
+
+	"github.com/flightsrv/flightsrv/internal/fuzzcount"
 )
 
 // slowTextNumeric is numeric_cast's general path for text: numeric_in's syntax (a regexp),
@@ -36,6 +38,7 @@ func FuzzNumericFast(f *testing.F) {
 	f.Add("100", int8(0), uint8(3), uint8(1), int64(0), uint64(1<<63), int64(0), uint64(99), uint8(0), uint8(37))
 	modes := []string{"ROUND", "TRUNC", "CEIL", "FLOOR"}
 	f.Fuzz(func(t *testing.T, s string, places int8, prec, mode uint8, hx int64, lx uint64, hy int64, ly uint64, sa, sb uint8) {
+		fuzzcount.Add()
 		rd := rounding{mode: roundModes[modes[int(mode)%4]], places: int32(places) % 40, prec: int32(prec) % 39}
 		rd.s = max(rd.places, 0)
 		v1, ok1, err1 := fastTextNumeric(s, rd)
