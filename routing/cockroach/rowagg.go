@@ -63,12 +63,18 @@ import (
 //     text (\u0000, anywhere: ->> de-escapes every string it parses), fails the statement: a
 //     data exception (SQLSTATE class 22) declines the bucket, and the executor reads its rows
 //     and reports what it finds.
-//   - Casts of text to int4/int8: the executor reads text as int4in and int8in do
-//     (internal/pgnumfmt.IntIn), so both agree; the guard kept from when the executor read
-//     Go's way still checks every cast member of every row in the range (not only the rows
-//     the filter keeps, which the executor may evaluate in another order) to read back as
-//     itself (t::int4::text = t), and one that does not declines the bucket (the executor
-//     then reads its rows: same answer, more work).
+//   - Casts of text to int4/int8: the executor reads text as PostgreSQL 15's int4in and
+//     int8in do (internal/pgnumfmt.IntIn). A guard casts every cast member of every row in
+//     the range (not only the rows the filter keeps, which the executor may evaluate in
+//     another order), so that text no cast reads fails the statement (a data exception:
+//     the bucket goes to the executor, which reports it or not as it does without the
+//     pushdown). On PostgreSQL 15 that is all it does ((t::int4 IS NULL AND t IS NOT NULL),
+//     never true); on other versions, whose casts may read more (16 reads 0x1F and 1_000),
+//     it also checks that the text reads back as itself (t::int4::text <> t), and a row
+//     that does not declines the bucket (the executor then reads its rows: same answer,
+//     more work). Measured (psql, PostgreSQL 15, one member over the bench's 300,000 rows,
+//     serial, 9 runs alternating, load 3): 222 ms with the cast alone, 237 read back, 222
+//     without a guard.
 //   - The residual filter goes into each aggregate's FILTER clause rather than WHERE, so the
 //     guard sees every row; groups whose rows all fail it are dropped here.
 //   - Text compares and aggregates under COLLATE "C" (bytewise, as the executor); text
@@ -129,8 +135,9 @@ const maxFloatSumRows = 1 << 22
 
 // renderRows renders q for buckets of table tableID whose keys and clipped ranges are the
 // parameters $2 to $5 (bytea[], text[], timestamptz[], timestamptz[]); ErrNoAggregate for a
-// shape the store does not compute exactly.
-func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
+// shape the store does not compute exactly. intIn15 says the server's integer casts read
+// text as the executor does (Store.intIn15): the guard of its casts only casts.
+func renderRows(tableID string, q routing.RowAggregate, intIn15 bool) (*rowStatement, error) {
 	st := &rowStatement{args: []any{tableID, nil, nil, nil, nil}}
 	keys := q.Fields()
 	// Each JSON member the statement reads is one column of the inner row (rec.f0, rec.f1, …),
@@ -176,6 +183,9 @@ func renderRows(tableID string, q routing.RowAggregate) (*rowStatement, error) {
 				return "", routing.ErrNoAggregate
 			}
 			g := "(" + args[0] + "::" + typ + "::text <> " + args[0] + ")"
+			if intIn15 {
+				g = "(" + args[0] + "::" + typ + " IS NULL AND " + args[0] + " IS NOT NULL)"
+			}
 			if !guards[g] {
 				guards[g] = true
 				guardSQL = append(guardSQL, g)
@@ -343,7 +353,7 @@ func (s *Store) AggregateRows(ctx context.Context, bs []routing.BucketID, q rout
 	if summedCount(q) {
 		return s.aggregateSummed(ctx, bs, q)
 	}
-	st, err := renderRows(bs[0].TableID, q)
+	st, err := renderRows(bs[0].TableID, q, s.intIn15)
 	if err != nil {
 		return nil, err
 	}

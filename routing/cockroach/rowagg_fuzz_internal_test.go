@@ -39,7 +39,7 @@ func FuzzRowStatement(f *testing.F) {
 			Schema: arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
 				{Name: "n", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: &arrow.Decimal128Type{Precision: 38}, Nullable: true}}, nil),
 		}
-		st, err := renderRows("t", q)
+		st, err := renderRows("t", q, n%2 == 0)
 		bad := strings.ContainsRune(key, 0)
 		if bad {
 			if !errors.Is(err, routing.ErrNoAggregate) {

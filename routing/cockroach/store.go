@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,6 +74,11 @@ type Store struct {
 	cfg     Config
 	tracer  trace.Tracer
 	product string
+	// intIn15 reports a PostgreSQL 15 server, whose int4in and int8in read text exactly as
+	// the executor does (internal/pgnumfmt.IntIn: PostgreSQL 15's grammar; 16 reads
+	// 0x, 0o, 0b prefixes and _ separators too): the row-aggregate statement's guard of its
+	// casts then need not read the values back (rowagg.go, renderRows).
+	intIn15 bool
 }
 
 var (
@@ -134,6 +140,15 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, s.classify("read server version", err)
 	}
 	s.product = productOf(version)
+	if s.product == "PostgreSQL" {
+		var num string
+		if err := pool.QueryRow(pctx, "SELECT current_setting('server_version_num')").Scan(&num); err != nil {
+			pool.Close()
+			return nil, s.classify("read server version", err)
+		}
+		n, _ := strconv.Atoi(num)
+		s.intIn15 = n >= 150000 && n < 160000
+	}
 	return s, nil
 }
 
