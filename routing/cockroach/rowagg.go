@@ -708,9 +708,9 @@ func summedCount(q routing.RowAggregate) bool {
 // did not ask or that are archived, and takes the answer only when the hot route rows are as
 // many as its asked buckets that are not among the non-hot rows: its buckets being route
 // rows, they are then every hot one; else it asks again with sqlSummedCount. Measured beside
-// sqlSummedCount (psql, PostgreSQL 15, the bench's 300,000 rows in 1,332 hot buckets, 15 runs
-// each alternating): 29.7 ms against 32.5, the plain count of the range 28.4: the keys' join
-// and their arrays' input cost the rest.
+// sqlSummedCount and the range's plain count (psql, PostgreSQL 15, the bench's 300,000 rows
+// in 1,332 hot buckets, prepared, 21 runs each alternating, medians of the last 15, load
+// 7–8): 46.4 ms against 53.0 and 45.7: the keys' arrays and their join cost the difference.
 const sqlSummedAll = `WITH route AS (
 	SELECT m.partition_key, m.bucket_key, m.state, m.archive_object_key, m.hot_deleted, m.generation
 	FROM pulpitum_v4_bucket_metadata AS m
