@@ -648,6 +648,11 @@ func numericInt(num *pgtype.Numeric) (*big.Int, bool) {
 // whole, at most two a partition); otherwise its answer is NULL, nothing is counted, and the
 // request is ErrNotSummed: the caller asks bucket by bucket, many requests at once.
 //
+// A route row whose hot rows were deleted (hot_deleted: deleted with the flag set in one
+// transaction, and the write fence admits no record into a bucket that is not hot) holds no
+// record: its count is not looked up (a one-time filter; a range mostly archived and deleted
+// has a route row a bucket to skip).
+//
 // The difference counts exactly the asked hot buckets' records in the range because every
 // record lies inside its bucket's bounds (the write fence computes the bucket from the
 // record's event time: docs/pulpitum-v4.md §2, §3.1) and every record has a route row (the
@@ -674,8 +679,8 @@ SELECT 0, NULL, NULL, false, 0, CASE WHEN EXISTS (
 ) - (
 	SELECT COALESCE(sum(x.n), 0)::INT8 FROM route CROSS JOIN LATERAL (
 		SELECT count(*) AS n FROM pulpitum_v4_records AS rec
-		WHERE rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key
-			AND rec.event_time >= $6 AND rec.event_time < $7) AS x
+		WHERE NOT route.hot_deleted AND rec.table_id = $1 AND rec.partition_key = route.partition_key
+			AND rec.bucket_key = route.bucket_key AND rec.event_time >= $6 AND rec.event_time < $7) AS x
 	WHERE route.i IS NULL OR route.state = 'archived') END`
 
 var _ routing.SummedCounter = (*Store)(nil)
@@ -720,8 +725,8 @@ SELECT route.partition_key, route.bucket_key, route.state, route.archive_object_
 	x.n, NULL::INT8 AS hot
 FROM route CROSS JOIN LATERAL (
 	SELECT count(*) AS n FROM pulpitum_v4_records AS rec
-	WHERE rec.table_id = $1 AND rec.partition_key = route.partition_key AND rec.bucket_key = route.bucket_key
-		AND rec.event_time >= $4 AND rec.event_time < $5) AS x
+	WHERE NOT route.hot_deleted AND rec.table_id = $1 AND rec.partition_key = route.partition_key
+		AND rec.bucket_key = route.bucket_key AND rec.event_time >= $4 AND rec.event_time < $5) AS x
 WHERE route.state <> 'hot'
 UNION ALL
 SELECT NULL, NULL, NULL, NULL, false, 0, CASE WHEN EXISTS (

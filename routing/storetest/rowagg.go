@@ -250,8 +250,8 @@ func rowRows(t *testing.T, r array.RecordReader, sc *arrow.Schema) [][]any {
 // cuts buckets, whether every bucket in the range is asked (a never-appended one among them),
 // every route row (as partition discovery finds them), or only some of them (another partition's records and a
 // bucket outside the request left out); an archiving bucket still counts, asked or not; an
-// archived one whose hot rows are kept is its route and no reader (the table declines it,
-// then no longer asks it) and its rows do not count, asked or not; with hot records
+// archived one whose hot rows are kept, then deleted, is its route and no reader (the table
+// declines it, then no longer asks it) and its rows do not count, asked or not; with hot records
 // outside the range, the same counts or routing.ErrNotSummed and no answer; a store without
 // the port is skipped.
 func testSummedCount(t *testing.T, s Store) {
@@ -365,6 +365,20 @@ func testSummedCount(t *testing.T, s Store) {
 	}
 	if got, w := count("the route rows but the archived one", withoutAt(routed, 4), nil), sum(withoutAt(routed, 4), nil); got != w {
 		t.Fatalf("the route rows but the archived one: %d records, want %d", got, w)
+	}
+	if err := s.DeleteHotBucket(bg, sess); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if i == all[4].Key+"/"+string(all[4].PartitionKey) {
+			want[i] = 0
+		}
+	}
+	if got, w := count("an archived bucket whose hot rows are deleted", routed, map[int]bool{4: true}), sum(routed, map[int]bool{4: true}); got != w {
+		t.Fatalf("an archived bucket whose hot rows are deleted: %d records, want %d", got, w)
+	}
+	if got, w := count("the route rows but the deleted one", withoutAt(routed, 4), nil), sum(withoutAt(routed, 4), nil); got != w {
+		t.Fatalf("the route rows but the deleted one: %d records, want %d", got, w)
 	}
 	for _, bs := range [][]routing.BucketID{all, routed} {
 		// The table declines the archived bucket (its route now cached) and asks the others:
