@@ -205,10 +205,12 @@ func (s *scope) lookup(qual, name string) (int, error) {
 	return found, nil
 }
 
+// ref is a reference to column i of s, typed as the column: the type NewRootFieldRef would
+// read out of s.recordType(), without building that record type (O(width)) per reference.
 func (s *scope) ref(i int) expr.Expression {
-	r, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(i)), s.recordType())
+	r, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(i)), s.cols[i].typ)
 	if err != nil {
-		panic(err) // i is in range by construction
+		panic(err) // a struct field reference from the root is always accepted
 	}
 	return r
 }
@@ -963,11 +965,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer. Under other COLLATE clauses it is another key
 			// (aggCtx.collations), one the select list can name.
-			dup := false
-			for i, g := range ac.groups {
-				dup = dup || sameExpr(g, ge) && ac.collations[i] == coll
-			}
-			if !dup {
+			if ac.group(ge, coll) < 0 {
 				ac.groups = append(ac.groups, ge)
 				ac.collations = append(ac.collations, coll)
 			}
