@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -87,6 +88,9 @@ type Expr struct {
 	// guard, when set (Guarded), is the condition that decides on which rows e is evaluated
 	// when evaluating it on every row fails.
 	guard *Expr
+	// fitted holds the last batch schema found to have in's column types (fits); shared by
+	// the copies Guarded makes.
+	fitted *atomic.Pointer[arrow.Schema]
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -107,25 +111,14 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 }
 
 // newCompiler is a compiler of expressions over rows of in, its functions resolved through ext
-// (the default collection's when ext is zero); the caller releases its c.empty.
+// (the default collection's when ext is zero); its anonymous schema and empty batch are in's
+// shared input (inputOf), which nobody releases.
 func newCompiler(in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) *compiler {
 	if ext.Set == nil {
 		ext = expr.NewEmptyExtensionRegistry(extensions.GetDefaultCollectionWithNoError())
 	}
-	fields := make([]arrow.Field, in.NumFields())
-	for i, f := range in.Fields() {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: f.Type, Nullable: true}
-	}
-	c := &compiler{in: in, anon: arrow.NewSchema(fields, nil), ext: exprs.NewExtensionSetDefault(ext), shred: shred}
-	cols := make([]arrow.Array, len(fields))
-	for i, f := range fields {
-		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
-	}
-	c.empty = array.NewRecordBatch(c.anon, cols, 0)
-	for _, a := range cols {
-		a.Release()
-	}
-	return c
+	x := inputOf(in)
+	return &compiler{in: in, anon: x.anon, ext: exprs.NewExtensionSetDefault(ext), shred: shred, empty: x.empty}
 }
 
 func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) (*Expr, error) {
@@ -136,7 +129,6 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 		return nil, errors.New("ops: compile: not a scalar expression")
 	}
 	c := newCompiler(in, ext, shred)
-	defer c.empty.Release()
 
 	// A constant PostgreSQL's planner folds failing is the query's error, wherever it stands.
 	e, err := c.foldErrors(e)
@@ -164,7 +156,7 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
-	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e)}
+	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e), fitted: new(atomic.Pointer[arrow.Schema])}
 	if col, ok := root.(colNode); ok {
 		x.bare = int(col)
 	}
@@ -184,6 +176,22 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	return x, nil
 }
 
+// fits reports whether a batch of schema sch has e's input column types (sameTypes), checking
+// each schema once: a projection's n expressions over one input cost O(n) per batch, not
+// O(n²).
+func (e *Expr) fits(sch *arrow.Schema) bool {
+	if sch == e.in || e.fitted != nil && sch == e.fitted.Load() {
+		return true
+	}
+	if !sameTypes(sch, e.in) {
+		return false
+	}
+	if e.fitted != nil {
+		e.fitted.Store(sch)
+	}
+	return true
+}
+
 // Column returns the Expr of column i of schema in, a bare column reference: Eval returns
 // the input column itself, without a copy, and EstimateBytes prices it at 0 (Project counts
 // its bytes in its output's size only). It fails when i is out of range. For a projection that
@@ -192,14 +200,10 @@ func Column(in *arrow.Schema, i int) (*Expr, error) {
 	if in == nil || i < 0 || i >= in.NumFields() {
 		return nil, fmt.Errorf("ops: column %d out of range", i)
 	}
-	fields := make([]arrow.Field, in.NumFields())
-	for k, f := range in.Fields() {
-		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: f.Type, Nullable: true}
-	}
 	reads := make([]bool, in.NumFields())
 	reads[i] = true
-	return &Expr{in: in, anon: arrow.NewSchema(fields, nil), root: colNode(i), typ: in.Field(i).Type,
-		refs: make([]bool, in.NumFields()), reads: reads, bare: i, varOut: isVar(in.Field(i).Type)}, nil
+	return &Expr{in: in, anon: inputOf(in).anon, root: colNode(i), typ: in.Field(i).Type,
+		refs: make([]bool, in.NumFields()), reads: reads, bare: i, varOut: isVar(in.Field(i).Type), fitted: new(atomic.Pointer[arrow.Schema])}, nil
 }
 
 // Reads reports whether Eval takes values from input column i (a bare reference's column, a
@@ -306,8 +310,13 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 
 // eval is Eval without e's guard.
 func (e *Expr) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
-	if !sameTypes(batch.Schema(), e.in) {
+	if !e.fits(batch.Schema()) {
 		return nil, fmt.Errorf("ops: evaluate: the batch's columns %s are not the expression's input %s", batch.Schema(), e.in)
+	}
+	if e.bare >= 0 {
+		// A bare column is the batch's own (as colNode evaluates it), without the O(width)
+		// anonymous batch: a projection keeping n columns of n costs O(n) per batch.
+		return array.MakeFromData(batch.Column(e.bare).Data()), nil
 	}
 	cols, err := unsliced(batch.Columns(), e.refs, allocator(mem))
 	if err != nil {

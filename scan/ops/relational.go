@@ -309,7 +309,7 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 	}
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
-		if e == nil || !sameTypes(in.Schema(), e.Schema()) {
+		if e == nil || !e.fits(in.Schema()) {
 			return errStream(nil, fmt.Errorf("ops: project: expression %d is nil or compiled for another schema", i), in)
 		}
 		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: true}
