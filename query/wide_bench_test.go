@@ -3,27 +3,14 @@ package query_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/flightsrv/flightsrv/internal/testsupport/widesql"
 )
 
 // wideWhere is the routed predicate of wideStatements' reads: archivedEngine's partition, its
 // six archived months.
 const wideWhere = " WHERE origin = 'ORD' AND timestamp >= '2001-01-01' AND timestamp < '2001-07-01'"
-
-// wideItems is n select-list items item(i) AS <prefix>i, i in 1…n, comma-separated.
-func wideItems(n int, prefix string, item func(i int) string) string {
-	items := make([]string, n)
-	for i := range items {
-		items[i] = fmt.Sprintf("%s AS %s%d", item(i+1), prefix, i+1)
-	}
-	return strings.Join(items, ", ")
-}
-
-// wideMemberList is a routed SELECT of n JSON members (value->>'k1'…) named <prefix>1….
-func wideMemberList(n int, prefix string) string {
-	return "SELECT " + wideItems(n, prefix, func(i int) string { return fmt.Sprintf("value->>'k%d'", i) }) + " FROM flights" + wideWhere
-}
 
 // wideStatements are statements of w output columns, by name.
 var wideStatements = []struct {
@@ -31,24 +18,19 @@ var wideStatements = []struct {
 	sql  func(w int) string
 }{
 	{"join-consts", func(w int) string {
-		c := func(p string) string {
-			return "SELECT " + wideItems(w/2, p, func(i int) string { return fmt.Sprint(i) })
-		}
-		return "SELECT * FROM (" + c("a") + ") a JOIN (" + c("b") + ") b ON true"
+		return "SELECT * FROM (" + widesql.Consts(w/2, "a") + ") a JOIN (" + widesql.Consts(w/2, "b") + ") b ON true"
 	}},
 	{"join-members", func(w int) string {
-		return "SELECT * FROM (" + wideMemberList(w/2, "a") + " LIMIT 20) a JOIN (" + wideMemberList(w/2, "b") + " LIMIT 20) b ON true"
+		return "SELECT * FROM (" + widesql.Members(w/2, "a", wideWhere) + " LIMIT 20) a JOIN (" + widesql.Members(w/2, "b", wideWhere) + " LIMIT 20) b ON true"
 	}},
-	{"members", func(w int) string { return wideMemberList(w, "m") }},
+	{"members", func(w int) string { return widesql.Members(w, "m", wideWhere) }},
 	{"group-by", func(w int) string {
-		keys := make([]string, w-1)
-		for i := range keys {
-			keys[i] = fmt.Sprint(i + 1)
-		}
-		return "SELECT " + wideItems(w-1, "k", func(i int) string { return fmt.Sprintf("value->>'k%d'", i) }) +
-			", count(*) FROM flights" + wideWhere + " GROUP BY " + strings.Join(keys, ", ")
+		return "SELECT " + widesql.Items(w-1, "k", func(i int) string { return fmt.Sprintf("value->>'k%d'", i) }) +
+			", count(*) FROM flights" + wideWhere + " GROUP BY " + widesql.Ordinals(w-1)
 	}},
-	{"union", func(w int) string { return wideMemberList(w, "m") + " UNION ALL " + wideMemberList(w, "n") }},
+	{"union", func(w int) string {
+		return widesql.Members(w, "m", wideWhere) + " UNION ALL " + widesql.Members(w, "n", wideWhere)
+	}},
 }
 
 // BenchmarkWideStatement measures a statement w columns wide from its text to its last row
