@@ -69,7 +69,8 @@ type Expr struct {
 	refs []bool // the input columns e reads
 	// reads are the input columns Eval takes values from (Reads): refs, the bare column, and
 	// under a shredded compilation the typed columns of its fields in place of the column of
-	// documents.
+	// documents. nil for a Column, which reads its bare column alone (O(1) memory per column
+	// of a projection keeping n columns, not O(n)).
 	reads []bool
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
@@ -200,17 +201,21 @@ func Column(in *arrow.Schema, i int) (*Expr, error) {
 	if in == nil || i < 0 || i >= in.NumFields() {
 		return nil, fmt.Errorf("ops: column %d out of range", i)
 	}
-	reads := make([]bool, in.NumFields())
-	reads[i] = true
-	return &Expr{in: in, anon: inputOf(in).anon, root: colNode(i), typ: in.Field(i).Type,
-		refs: make([]bool, in.NumFields()), reads: reads, bare: i, varOut: isVar(in.Field(i).Type), fitted: new(atomic.Pointer[arrow.Schema])}, nil
+	x := inputOf(in)
+	return &Expr{in: in, anon: x.anon, root: colNode(i), typ: in.Field(i).Type,
+		refs: x.none, bare: i, varOut: isVar(in.Field(i).Type), fitted: new(atomic.Pointer[arrow.Schema])}, nil
 }
 
 // Reads reports whether Eval takes values from input column i (a bare reference's column, a
 // column an expression's kernels read; under CompileShredded the typed columns of its fields,
 // not the column of documents). A column no expression of a pipeline reads may be carried
 // as nulls (FilterCols).
-func (e *Expr) Reads(i int) bool { return i >= 0 && i < len(e.reads) && e.reads[i] }
+func (e *Expr) Reads(i int) bool {
+	if e.reads == nil { // a Column
+		return i >= 0 && i == e.bare
+	}
+	return i >= 0 && i < len(e.reads) && e.reads[i]
+}
 
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
 // argument kind or a type this package does not evaluate. A client's Substrait plan may hold
@@ -318,13 +323,30 @@ func (e *Expr) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 		// anonymous batch: a projection keeping n columns of n costs O(n) per batch.
 		return array.MakeFromData(batch.Column(e.bare).Data()), nil
 	}
-	cols, err := unsliced(batch.Columns(), e.refs, allocator(mem))
+	anon, err := anonBatch(e.anon, batch, e.refs, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer anon.Release()
+	return e.evalAnon(ctx, batch, anon, mem)
+}
+
+// anonBatch is batch under the anonymous schema anon (Expr.anon), the columns marked in refs
+// unsliced (unsliced); the caller releases it.
+func anonBatch(anon *arrow.Schema, batch arrow.RecordBatch, refs []bool, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	cols, err := unsliced(batch.Columns(), refs, allocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("ops: evaluate: %w", err)
 	}
-	anon := array.NewRecordBatch(e.anon, cols, batch.NumRows())
+	b := array.NewRecordBatch(anon, cols, batch.NumRows())
 	releaseArrays(cols)
-	defer anon.Release()
+	return b, nil
+}
+
+// evalAnon is eval of an expression that is not a bare column on batch, whose columns have
+// e's input types, given as anon: batch under e.anon, the columns e reads unsliced
+// (anonBatch).
+func (e *Expr) evalAnon(ctx context.Context, batch, anon arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
 	cctx := exprs.WithExtensionIDSet(computeCtx(ctx, mem), e.ext)
 	if e.memos > 0 {
 		m := &memo{vals: make([]memoVal, e.memos)}

@@ -20,6 +20,8 @@ type input struct {
 	// empty is a batch of anon without rows, on which Compile type-checks an expression: a
 	// zero-length array per column, from Go's allocator (nothing to release).
 	empty arrow.RecordBatch
+	// none marks no column (a Column's refs), never written.
+	none []bool
 }
 
 // inputs caches input by schema, for the few schemas being compiled over at a time: up to
@@ -48,7 +50,7 @@ func inputOf(in *arrow.Schema) *input {
 		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: in.Field(i).Type, Nullable: true}
 		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, fields[i].Type, 0)
 	}
-	x = &input{anon: arrow.NewSchema(fields, nil)}
+	x = &input{anon: arrow.NewSchema(fields, nil), none: make([]bool, len(fields))}
 	x.empty = array.NewRecordBatch(x.anon, cols, 0)
 	for _, a := range cols {
 		a.Release()
