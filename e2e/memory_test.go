@@ -98,8 +98,8 @@ func memoryAttacks() []memoryAttack {
 }
 
 // wideJoin is a join on id of two derived tables each of n columns computed as id and the
-// empty string concatenated (a1…an, b1…bn)
-// over ORD's flights of [from, to): 2n columns, every one the row's id.
+// empty string concatenated (a1…an, b1…bn) over ORD's flights of [from, to): 2n columns,
+// every one the row's id.
 func wideJoin(n int, from, to string) string {
 	arm := func(p string) string {
 		cols := make([]string, n)
