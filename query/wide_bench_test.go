@@ -23,6 +23,12 @@ var wideStatements = []struct {
 	{"join-members", func(w int) string {
 		return "SELECT * FROM (" + widesql.Members(w/2, "a", wideWhere) + " LIMIT 20) a JOIN (" + widesql.Members(w/2, "b", wideWhere) + " LIMIT 20) b ON true"
 	}},
+	{"join-computed", func(w int) string {
+		arm := func(p string) string {
+			return "SELECT " + widesql.Items(w/2, p, func(int) string { return "id || ''" }) + " FROM flights" + wideWhere
+		}
+		return "SELECT * FROM (" + arm("a") + ") a JOIN (" + arm("b") + ") b ON a.a1 = b.b1"
+	}},
 	{"members", func(w int) string { return widesql.Members(w, "m", wideWhere) }},
 	{"group-by", func(w int) string {
 		return "SELECT " + widesql.Items(w-1, "k", func(i int) string { return fmt.Sprintf("value->>'k%d'", i) }) +

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/flightsrv/flightsrv/scan/ledger"
 )
@@ -17,20 +18,30 @@ import (
 // spent seconds per batch building them). Results are Eval's, expression by expression.
 type evalAll struct {
 	exprs []*Expr
-	// shared[i] is the index in anons of exprs[i]'s anonymous schema, -1 for an expression
-	// evaluated on its own (Eval).
+	// shared[i] is the index in anons of exprs[i]'s anonymous schema; bareExpr for a bare
+	// column, guarded for an expression evaluated on its own (Eval).
 	shared []int
 	anons  []*arrow.Schema
 	refs   [][]bool // per anonymous schema: the columns any of its expressions reads
 }
+
+// The kinds of evalAll.shared that are not an anonymous schema's index.
+const (
+	bareExpr = -1
+	guarded  = -2
+)
 
 // newEvalAll prepares the evaluation of exprs (none nil).
 func newEvalAll(exprs []*Expr) *evalAll {
 	a := &evalAll{exprs: exprs, shared: make([]int, len(exprs))}
 	at := map[*arrow.Schema]int{}
 	for i, e := range exprs {
-		if e.bare >= 0 || e.guard != nil {
-			a.shared[i] = -1
+		switch {
+		case e.guard != nil:
+			a.shared[i] = guarded
+			continue
+		case e.bare >= 0:
+			a.shared[i] = bareExpr
 			continue
 		}
 		k, ok := at[e.anon]
@@ -66,7 +77,7 @@ func (a *evalAll) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger
 	cols := make([]arrow.Array, len(a.exprs))
 	for i, e := range a.exprs {
 		k := a.shared[i]
-		if k < 0 {
+		if k == guarded {
 			v, err := e.Eval(ctx, batch, mem)
 			if err != nil {
 				releaseArrays(cols)
@@ -81,6 +92,10 @@ func (a *evalAll) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger
 				return nil, fmt.Errorf("ops: evaluate: the batch's columns %s are not the expression's input %s", batch.Schema(), e.in)
 			}
 			fitted[e.in] = true
+		}
+		if k == bareExpr {
+			cols[i] = array.MakeFromData(batch.Column(e.bare).Data()) // as eval
+			continue
 		}
 		if err := ctxErr(ctx); err != nil {
 			releaseArrays(cols)

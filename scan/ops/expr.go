@@ -67,6 +67,9 @@ type Expr struct {
 	root node
 	typ  arrow.DataType
 	refs []bool // the input columns e reads
+	// refList lists the columns marked in refs, in order: what the estimates per batch walk
+	// (budget.go), in O(columns read) rather than O(width).
+	refList []int
 	// reads are the input columns Eval takes values from (Reads): refs, the bare column, and
 	// under a shredded compilation the typed columns of its fields in place of the column of
 	// documents. nil for a Column, which reads its bare column alone (O(1) memory per column
@@ -161,8 +164,17 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if col, ok := root.(colNode); ok {
 		x.bare = int(col)
 	}
-	x.reads = make([]bool, in.NumFields())
-	markRefs(e, x.reads)
+	for c, used := range refs {
+		if used {
+			x.refList = append(x.refList, c)
+		}
+	}
+	if shred == nil && x.bare < 0 {
+		x.reads = refs // the same columns (markRefs): one slice of the input's width, not two
+	} else {
+		x.reads = make([]bool, in.NumFields())
+		markRefs(e, x.reads)
+	}
 	if shred != nil {
 		x.reads[shred.col] = false
 		for _, at := range shred.used {
