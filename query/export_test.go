@@ -11,3 +11,7 @@ func SpecJSON(spec []byte) ([]byte, error) {
 	}
 	return json.Marshal(s)
 }
+
+// ForgetStatements empties e's statement cache, so that the next Execute of a statement
+// plans it again (benchmarks of planning). Not safe while e runs queries.
+func (e *Engine) ForgetStatements() { e.stmts = newStmtCache(statementCacheEntries) }

@@ -205,10 +205,40 @@ func (s *scope) lookup(qual, name string) (int, error) {
 	return found, nil
 }
 
+// ambiguity returns whether s.lookup(c.qual, c.name) of a column c = s.cols[i] that * lists
+// (not hidden unless qualified) fails, answered in O(1) per column after one pass over s
+// rather than a lookup (O(width)) per column: more than one column of c's name under c's
+// qualifier (hidden ones included) when c has one, else more than one unhidden column of c's
+// name (42702 either way).
+func (s *scope) ambiguity() func(i int) bool {
+	type qualName struct{ qual, name string }
+	qualified, unhidden := map[qualName]int{}, map[string]int{}
+	for _, c := range s.cols {
+		qualified[qualName{c.qual, c.name}]++
+		if !c.hidden {
+			unhidden[c.name]++
+		}
+	}
+	return func(i int) bool {
+		c := s.cols[i]
+		switch {
+		case strings.HasPrefix(c.qual, "\x00"):
+			_, err := s.lookup(c.qual, c.name) // lookup reads such a qualifier as starQual's
+			return err != nil
+		case c.qual != "":
+			return qualified[qualName{c.qual, c.name}] > 1
+		default:
+			return unhidden[c.name] > 1
+		}
+	}
+}
+
+// ref is a reference to column i of s, typed as the column: the type NewRootFieldRef would
+// read out of s.recordType(), without building that record type (O(width)) per reference.
 func (s *scope) ref(i int) expr.Expression {
-	r, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(i)), s.recordType())
+	r, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(i)), s.cols[i].typ)
 	if err != nil {
-		panic(err) // i is in range by construction
+		panic(err) // a struct field reference from the root is always accepted
 	}
 	return r
 }
@@ -963,11 +993,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 			// PostgreSQL's planner does: the result is the same, and one time bin stays a
 			// grouping the stores answer. Under other COLLATE clauses it is another key
 			// (aggCtx.collations), one the select list can name.
-			dup := false
-			for i, g := range ac.groups {
-				dup = dup || sameExpr(g, ge) && ac.collations[i] == coll
-			}
-			if !dup {
+			if ac.group(ge, coll) < 0 {
 				ac.groups = append(ac.groups, ge)
 				ac.collations = append(ac.collations, coll)
 			}
@@ -1163,13 +1189,14 @@ func (bd *binder) expandTargets(list []*pg.Node, sc *scope) ([]bselItem, error) 
 				return nil, unimplementedAre("column references qualified by a catalog")
 			}
 			found := false
+			ambiguous := sc.ambiguity()
 			for i, c := range sc.cols {
 				if (qual != "" && c.qual != qual) || (qual == "" && c.hidden) {
 					continue
 				}
 				found = true
 				q := c.qual
-				if _, err := sc.lookup(c.qual, c.name); err != nil {
+				if ambiguous(i) {
 					// Two columns of one FROM item named alike ((SELECT 1, 1) t(a, a)): *
 					// lists both, as PostgreSQL does; a reference by name stays ambiguous.
 					q = starQual(i, c.qual)

@@ -95,6 +95,30 @@ type aggCtx struct {
 	measures   []plan.AggRelMeasure
 	mtypes     []types.Type
 	built      bool // the AggregateRel is built: no more measures (dscale.go)
+	// keys indexes groups (group).
+	keys exprIndex
+}
+
+// group returns the first group i that is the expression e (sameExpr) written under the
+// COLLATE clauses coll (groupCollation), or -1.
+func (ac *aggCtx) group(e expr.Expression, coll string) int {
+	return ac.keys.find(ac.groups, e, func(i int) bool { return ac.collation(i) == coll })
+}
+
+// ref is the reference to column i of the aggregate's output (scope), typed as the column,
+// without building the scope (O(groups + measures)) per reference.
+func (ac *aggCtx) ref(i int) expr.Expression {
+	var t types.Type
+	if i < len(ac.groups) {
+		t = ac.groups[i].GetType()
+	} else {
+		t = ac.mtypes[i-len(ac.groups)]
+	}
+	r, err := expr.NewRootFieldRefFromType(expr.NewStructFieldRef(int32(i)), t)
+	if err != nil {
+		panic(err) // a struct field reference from the root is always accepted
+	}
+	return r
 }
 
 // scope is the aggregate's output so far: the groups, then the measures, by their types.
@@ -114,7 +138,7 @@ func (ac *aggCtx) scope() *scope {
 func (ac *aggCtx) measure(m plan.AggRelMeasure, out types.Type) expr.Expression {
 	ac.measures = append(ac.measures, m)
 	ac.mtypes = append(ac.mtypes, out)
-	return ac.scope().ref(len(ac.groups) + len(ac.measures) - 1)
+	return ac.ref(len(ac.groups) + len(ac.measures) - 1)
 }
 
 // collation is the COLLATE clauses group i is written under ("" for none).
@@ -209,16 +233,13 @@ func (bd *binder) bindInAggregate(n *pg.Node, sc *scope, ac *aggCtx) (bval, erro
 		e, err := bd.bindPlain(n, ac.in)
 		bd.agg = ac
 		if err == nil && e.e != nil {
-			coll := groupCollation(n)
-			for i, g := range ac.groups {
-				if sameExpr(g, e.e) && ac.collation(i) == coll {
-					v := typed(ac.scope().ref(i))
-					v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
-					if e.ds != nil {
-						v.ds = groupedScale(e.ds, ac)
-					}
-					return v, nil
+			if i := ac.group(e.e, groupCollation(n)); i >= 0 {
+				v := typed(ac.ref(i))
+				v.bytea, v.json, v.jsonb, v.bpchar, v.typmod = e.bytea, e.json, e.jsonb, e.bpchar, e.typmod
+				if e.ds != nil {
+					v.ds = groupedScale(e.ds, ac)
 				}
+				return v, nil
 			}
 			if containsExpr(ac.nulled, e.e) {
 				// Outside this arm's grouping set: NULL of the expression's type.

@@ -431,10 +431,8 @@ func groupedScale(ds dscale, ac *aggCtx) dscale {
 			if isLiteral(e) {
 				return e, nil // one display scale (NULLIF(g, 2.5)'s)
 			}
-			for i, g := range ac.groups {
-				if sameExpr(g, e) {
-					return ac.scope().ref(i), nil
-				}
+			if i := ac.keys.find(ac.groups, e, nil); i >= 0 {
+				return ac.ref(i), nil
 			}
 		}
 		return lostScale("a numeric whose display scale varies by row used as a GROUP BY key")()

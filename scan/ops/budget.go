@@ -109,8 +109,8 @@ func (e *Expr) EstimateBytes(cols []arrow.Array, i, j int) int64 {
 	if !e.varOut {
 		return n
 	}
-	for c, used := range e.refs {
-		if !used || c >= len(cols) {
+	for _, c := range e.refList {
+		if c >= len(cols) {
 			continue
 		}
 		if v := colVarBytes(cols[c], i, j); v > 0 || isVar(cols[c].DataType()) {
@@ -132,13 +132,21 @@ func (e *Expr) outputBytes(cols []arrow.Array, i, j int) int64 {
 	return e.EstimateBytes(cols, i, j)
 }
 
-// copiedBytes returns the bytes Eval copies of rows [i, j) of its input columns when they are
-// a slice (see unsliced): those of every column e's kernels read.
-func (e *Expr) copiedBytes(cols []arrow.Array, i, j int) int64 {
+// copiedBytes returns the bytes evaluating exprs copies of rows [i, j) of their input columns
+// when they are a slice (see unsliced): those of every column their kernels read, each once
+// (Project's expressions share the copies: evalAll).
+func copiedBytes(exprs []*Expr, cols []arrow.Array, i, j int) int64 {
 	var n int64
-	for c, used := range e.refs {
-		if used && c < len(cols) {
-			n += colBytes(cols[c], i, j)
+	seen := map[int]bool{}
+	for _, e := range exprs {
+		if e.bare >= 0 {
+			continue
+		}
+		for _, c := range e.refList {
+			if c < len(cols) && !seen[c] {
+				seen[c] = true
+				n += colBytes(cols[c], i, j)
+			}
 		}
 	}
 	return n
@@ -188,9 +196,9 @@ func projectCut(exprs []*Expr, cols []arrow.Array, at, n, maxRows int) (end int,
 	var copied int64
 	for _, e := range exprs {
 		claim += e.EstimateBytes(cols, at, end)
-		if sliced && e.bare < 0 {
-			copied = max(copied, e.copiedBytes(cols, at, end))
-		}
+	}
+	if sliced {
+		copied = copiedBytes(exprs, cols, at, end)
 	}
 	return end, claim + copied
 }

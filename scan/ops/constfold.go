@@ -258,7 +258,6 @@ func FoldConjuncts(es []expr.Expression, in *arrow.Schema, ext expr.ExtensionReg
 		return es, nil
 	}
 	c := newCompiler(in, ext, nil)
-	defer c.empty.Release()
 	f := folder{c: c, constant: map[expr.Expression]bool{}}
 	defer f.release()
 	for _, e := range es {

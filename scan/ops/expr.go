@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -66,9 +67,13 @@ type Expr struct {
 	root node
 	typ  arrow.DataType
 	refs []bool // the input columns e reads
+	// refList lists the columns marked in refs, in order: what the estimates per batch walk
+	// (budget.go), in O(columns read) rather than O(width).
+	refList []int
 	// reads are the input columns Eval takes values from (Reads): refs, the bare column, and
 	// under a shredded compilation the typed columns of its fields in place of the column of
-	// documents.
+	// documents. nil for a Column, which reads its bare column alone (O(1) memory per column
+	// of a projection keeping n columns, not O(n)).
 	reads []bool
 	// memos is the number of JSON calls Eval keeps per call (memo.go); 0 when no call is
 	// repeated.
@@ -87,6 +92,9 @@ type Expr struct {
 	// guard, when set (Guarded), is the condition that decides on which rows e is evaluated
 	// when evaluating it on every row fails.
 	guard *Expr
+	// fitted holds the last batch schema found to have in's column types (fits); shared by
+	// the copies Guarded makes.
+	fitted *atomic.Pointer[arrow.Schema]
 }
 
 // node is one compiled subtree; eval reads the batch b (with the anonymous schema) and returns
@@ -107,25 +115,14 @@ func Compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry) (*
 }
 
 // newCompiler is a compiler of expressions over rows of in, its functions resolved through ext
-// (the default collection's when ext is zero); the caller releases its c.empty.
+// (the default collection's when ext is zero); its anonymous schema and empty batch are in's
+// shared input (inputOf), which nobody releases.
 func newCompiler(in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) *compiler {
 	if ext.Set == nil {
 		ext = expr.NewEmptyExtensionRegistry(extensions.GetDefaultCollectionWithNoError())
 	}
-	fields := make([]arrow.Field, in.NumFields())
-	for i, f := range in.Fields() {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: f.Type, Nullable: true}
-	}
-	c := &compiler{in: in, anon: arrow.NewSchema(fields, nil), ext: exprs.NewExtensionSetDefault(ext), shred: shred}
-	cols := make([]arrow.Array, len(fields))
-	for i, f := range fields {
-		cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
-	}
-	c.empty = array.NewRecordBatch(c.anon, cols, 0)
-	for _, a := range cols {
-		a.Release()
-	}
-	return c
+	x := inputOf(in)
+	return &compiler{in: in, anon: x.anon, ext: exprs.NewExtensionSetDefault(ext), shred: shred, empty: x.empty}
 }
 
 func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, shred *shredding) (*Expr, error) {
@@ -136,7 +133,6 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 		return nil, errors.New("ops: compile: not a scalar expression")
 	}
 	c := newCompiler(in, ext, shred)
-	defer c.empty.Release()
 
 	// A constant PostgreSQL's planner folds failing is the query's error, wherever it stands.
 	e, err := c.foldErrors(e)
@@ -164,12 +160,21 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	if _, bare := root.(colNode); !bare { // a bare column goes through no kernel
 		markRefs(e, refs)
 	}
-	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e)}
+	x := &Expr{in: in, anon: c.anon, ext: c.ext, root: root, typ: typ, refs: refs, bare: -1, varOut: isVar(typ), litBytes: literalBytes(e), fitted: new(atomic.Pointer[arrow.Schema])}
 	if col, ok := root.(colNode); ok {
 		x.bare = int(col)
 	}
-	x.reads = make([]bool, in.NumFields())
-	markRefs(e, x.reads)
+	for c, used := range refs {
+		if used {
+			x.refList = append(x.refList, c)
+		}
+	}
+	if shred == nil && x.bare < 0 {
+		x.reads = refs // the same columns (markRefs): one slice of the input's width, not two
+	} else {
+		x.reads = make([]bool, in.NumFields())
+		markRefs(e, x.reads)
+	}
 	if shred != nil {
 		x.reads[shred.col] = false
 		for _, at := range shred.used {
@@ -184,6 +189,22 @@ func compile(e expr.Expression, in *arrow.Schema, ext expr.ExtensionRegistry, sh
 	return x, nil
 }
 
+// fits reports whether a batch of schema sch has e's input column types (sameTypes), checking
+// each schema once: a projection's n expressions over one input cost O(n) per batch, not
+// O(n²).
+func (e *Expr) fits(sch *arrow.Schema) bool {
+	if sch == e.in || e.fitted != nil && sch == e.fitted.Load() {
+		return true
+	}
+	if !sameTypes(sch, e.in) {
+		return false
+	}
+	if e.fitted != nil {
+		e.fitted.Store(sch)
+	}
+	return true
+}
+
 // Column returns the Expr of column i of schema in, a bare column reference: Eval returns
 // the input column itself, without a copy, and EstimateBytes prices it at 0 (Project counts
 // its bytes in its output's size only). It fails when i is out of range. For a projection that
@@ -192,21 +213,21 @@ func Column(in *arrow.Schema, i int) (*Expr, error) {
 	if in == nil || i < 0 || i >= in.NumFields() {
 		return nil, fmt.Errorf("ops: column %d out of range", i)
 	}
-	fields := make([]arrow.Field, in.NumFields())
-	for k, f := range in.Fields() {
-		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: f.Type, Nullable: true}
-	}
-	reads := make([]bool, in.NumFields())
-	reads[i] = true
-	return &Expr{in: in, anon: arrow.NewSchema(fields, nil), root: colNode(i), typ: in.Field(i).Type,
-		refs: make([]bool, in.NumFields()), reads: reads, bare: i, varOut: isVar(in.Field(i).Type)}, nil
+	x := inputOf(in)
+	return &Expr{in: in, anon: x.anon, root: colNode(i), typ: in.Field(i).Type,
+		refs: x.none, bare: i, varOut: isVar(in.Field(i).Type), fitted: new(atomic.Pointer[arrow.Schema])}, nil
 }
 
 // Reads reports whether Eval takes values from input column i (a bare reference's column, a
 // column an expression's kernels read; under CompileShredded the typed columns of its fields,
 // not the column of documents). A column no expression of a pipeline reads may be carried
 // as nulls (FilterCols).
-func (e *Expr) Reads(i int) bool { return i >= 0 && i < len(e.reads) && e.reads[i] }
+func (e *Expr) Reads(i int) bool {
+	if e.reads == nil { // a Column
+		return i >= 0 && i == e.bare
+	}
+	return i >= 0 && i < len(e.reads) && e.reads[i]
+}
 
 // ErrUnsupported is wrapped by every error of Compile: the expression holds a function, an
 // argument kind or a type this package does not evaluate. A client's Substrait plan may hold
@@ -306,16 +327,38 @@ func (e *Expr) Eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Le
 
 // eval is Eval without e's guard.
 func (e *Expr) eval(ctx context.Context, batch arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
-	if !sameTypes(batch.Schema(), e.in) {
+	if !e.fits(batch.Schema()) {
 		return nil, fmt.Errorf("ops: evaluate: the batch's columns %s are not the expression's input %s", batch.Schema(), e.in)
 	}
-	cols, err := unsliced(batch.Columns(), e.refs, allocator(mem))
+	if e.bare >= 0 {
+		// A bare column is the batch's own (as colNode evaluates it), without the O(width)
+		// anonymous batch: a projection keeping n columns of n costs O(n) per batch.
+		return array.MakeFromData(batch.Column(e.bare).Data()), nil
+	}
+	anon, err := anonBatch(e.anon, batch, e.refs, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer anon.Release()
+	return e.evalAnon(ctx, batch, anon, mem)
+}
+
+// anonBatch is batch under the anonymous schema anon (Expr.anon), the columns marked in refs
+// unsliced (unsliced); the caller releases it.
+func anonBatch(anon *arrow.Schema, batch arrow.RecordBatch, refs []bool, mem *ledger.Ledger) (arrow.RecordBatch, error) {
+	cols, err := unsliced(batch.Columns(), refs, allocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("ops: evaluate: %w", err)
 	}
-	anon := array.NewRecordBatch(e.anon, cols, batch.NumRows())
+	b := array.NewRecordBatch(anon, cols, batch.NumRows())
 	releaseArrays(cols)
-	defer anon.Release()
+	return b, nil
+}
+
+// evalAnon is eval of an expression that is not a bare column on batch, whose columns have
+// e's input types, given as anon: batch under e.anon, the columns e reads unsliced
+// (anonBatch).
+func (e *Expr) evalAnon(ctx context.Context, batch, anon arrow.RecordBatch, mem *ledger.Ledger) (arrow.Array, error) {
 	cctx := exprs.WithExtensionIDSet(computeCtx(ctx, mem), e.ext)
 	if e.memos > 0 {
 		m := &memo{vals: make([]memoVal, e.memos)}

@@ -31,9 +31,9 @@ func (e *Expr) Guarded(cond *Expr) (*Expr, error) {
 	}
 	g := *e
 	g.guard = cond
-	g.reads = make([]bool, len(e.reads))
+	g.reads = make([]bool, e.in.NumFields())
 	for i := range g.reads {
-		g.reads[i] = e.reads[i] || cond.Reads(i)
+		g.reads[i] = e.Reads(i) || cond.Reads(i)
 	}
 	return &g, nil
 }

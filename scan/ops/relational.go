@@ -309,12 +309,13 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 	}
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
-		if e == nil || !sameTypes(in.Schema(), e.Schema()) {
+		if e == nil || !e.fits(in.Schema()) {
 			return errStream(nil, fmt.Errorf("ops: project: expression %d is nil or compiled for another schema", i), in)
 		}
 		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: true}
 	}
 	schema := arrow.NewSchema(fields, nil)
+	all := newEvalAll(exprs)
 	// The expressions' JSON fields are extracted together: one pass per batch over each
 	// document column however many expressions read it (jsonfields.go).
 	var share *jsonShare
@@ -357,14 +358,9 @@ func Project(ctx context.Context, in array.RecordReader, exprs []*Expr, names []
 		if share != nil {
 			defer share.reset()
 		}
-		cols := make([]arrow.Array, len(exprs))
-		for i, e := range exprs {
-			a, err := e.Eval(ectx, p, mem)
-			if err != nil {
-				releaseArrays(cols)
-				return nil, err
-			}
-			cols[i] = a
+		cols, err := all.eval(ectx, p, mem)
+		if err != nil {
+			return nil, err
 		}
 		out := array.NewRecordBatch(schema, cols, p.NumRows())
 		releaseArrays(cols)
