@@ -10,6 +10,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
+	"github.com/flightsrv/flightsrv/internal/exprs"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -290,7 +291,7 @@ func notInCondition(e expr.Expression) (a, b expr.Expression, ok bool) {
 		if !isNull || n.Name() != "is_null" || n.NArgs() != 1 {
 			return nil, nil, false
 		}
-		if arg, _ := n.Arg(0).(expr.Expression); arg == nil || !arg.Equals(want) {
+		if arg, _ := n.Arg(0).(expr.Expression); arg == nil || !exprs.Same(arg, want) {
 			return nil, nil, false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/exprs"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ops"
@@ -599,7 +600,7 @@ func aggOrder(am *aggregate.Measure, f *expr.AggregateFunction, x expr.Expressio
 	if len(f.Sorts) == 0 {
 		return inputs
 	}
-	if len(f.Sorts) == 1 && f.Sorts[0].Expr.Equals(x) {
+	if len(f.Sorts) == 1 && exprs.Same(f.Sorts[0].Expr, x) {
 		switch k := f.Sorts[0].Kind; {
 		case k == types.SortAscNullsLast || anyNulls && k == types.SortAscNullsFirst:
 			am.Sorted = true

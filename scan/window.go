@@ -11,6 +11,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/flightsrv/flightsrv/internal/exprs"
 	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/substrait"
 )
@@ -35,8 +36,8 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	}
 	var groups []*group
 	var all []*expr.WindowFunction
-	exprs := r.Expressions()
-	for _, e := range exprs {
+	items := r.Expressions()
+	for _, e := range items {
 		var bad error
 		substrait.ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
 			if slices.ContainsFunc(all, func(o *expr.WindowFunction) bool { return substrait.SameWindow(o, wf) }) {
@@ -48,8 +49,8 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 			}
 			all = append(all, wf)
 			for _, g := range groups {
-				if slices.EqualFunc(g.parts, wf.Partitions, func(a, b expr.Expression) bool { return a.Equals(b) }) &&
-					slices.EqualFunc(g.sorts, wf.Sorts, func(a, b expr.SortField) bool { return a.Expr.Equals(b.Expr) && a.Kind == b.Kind }) {
+				if slices.EqualFunc(g.parts, wf.Partitions, exprs.Same) &&
+					slices.EqualFunc(g.sorts, wf.Sorts, func(a, b expr.SortField) bool { return exprs.Same(a.Expr, b.Expr) && a.Kind == b.Kind }) {
 					g.funcs = append(g.funcs, wf)
 					return wf
 				}
@@ -86,8 +87,8 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 			next++
 		}
 	}
-	replaced := make([]expr.Expression, len(exprs))
-	for i, e := range exprs {
+	replaced := make([]expr.Expression, len(items))
+	for i, e := range items {
 		var bad error
 		replaced[i] = substrait.ReplaceWindows(e, func(wf *expr.WindowFunction) expr.Expression {
 			j := slices.IndexFunc(all, func(o *expr.WindowFunction) bool { return substrait.SameWindow(o, wf) })
@@ -106,11 +107,11 @@ func (l *lowerer) windowProject(r *plan.ProjectRel) (*lowered, error) {
 	if err != nil {
 		return nil, err
 	}
-	keep := make([]int, 0, width+len(exprs))
+	keep := make([]int, 0, width+len(items))
 	for i := range width {
 		keep = append(keep, i)
 	}
-	for i := range exprs {
+	for i := range items {
 		keep = append(keep, next+i)
 	}
 	s, err := newSelect(p, keep)

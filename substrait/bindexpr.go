@@ -20,6 +20,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/flightsrv/flightsrv/internal/calendar"
+	"github.com/flightsrv/flightsrv/internal/exprs"
 	"github.com/flightsrv/flightsrv/internal/pgnumfmt"
 	"github.com/flightsrv/flightsrv/routing"
 )
@@ -1719,7 +1720,7 @@ func foldEqualities(args []types.FuncArg) []types.FuncArg {
 		var g *group
 		key := x.String()
 		for _, h := range byText[key] {
-			if h.x.Equals(x) && sameType(h.lits[0].GetType(), lit.GetType()) {
+			if exprs.Same(h.x, x) && sameType(h.lits[0].GetType(), lit.GetType()) {
 				g = h
 				break
 			}

@@ -7,6 +7,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+
+	"github.com/flightsrv/flightsrv/internal/exprs"
 )
 
 // GROUP BY with GROUPING SETS, ROLLUP and CUBE (docs/sql.md, "Grouping sets, ROLLUP and CUBE") is bound as the
@@ -262,7 +264,7 @@ func (bd *binder) plainOver(n *pg.Node, ac *aggCtx) (expr.Expression, error) {
 // NaN literal equals a NaN literal (proto.Equal), so that CASE x WHEN 'NaN' … is recognised as
 // its GROUP BY key (expr's Equals compares floats with ==).
 func sameExpr(a, b expr.Expression) bool {
-	return a.Equals(b) || proto.Equal(a.ToProto(), b.ToProto())
+	return exprs.Same(a, b)
 }
 
 // sortReadsGroupedRows reports whether an ORDER BY key of sel is an expression over its

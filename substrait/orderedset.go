@@ -9,6 +9,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/flightsrv/flightsrv/internal/exprs"
 )
 
 // orderedSetMeasure binds PostgreSQL's ordered-set aggregates percentile_cont(f),
@@ -361,7 +363,7 @@ func (bd *binder) aggOrderBy(fc *pg.FuncCall, x expr.Expression, ac *aggCtx) ([]
 		}
 		kind := sortKind(sb)
 		if fc.GetAggDistinct() {
-			if !k.Equals(x) {
+			if !exprs.Same(k, x) {
 				return nil, &Error{Code: InvalidArgument, SQLState: "42P10", Msg: "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"}
 			}
 			if name == "array_agg" && (kind == types.SortAscNullsFirst || kind == types.SortDescNullsLast) {

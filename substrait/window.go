@@ -13,6 +13,8 @@ import (
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/flightsrv/flightsrv/internal/exprs"
 )
 
 // Window functions (docs/architecture.md, "The flow of a query"): a call with OVER binds to a
@@ -964,11 +966,11 @@ func (bd *binder) windowProject(base *boundRel, es []expr.Expression) (*boundRel
 }
 
 // SameWindow reports whether window function a and expression b are the same call over the
-// same window and frame: substrait-go's Equals, which compares neither bounds type (ROWS and
-// RANGE frames of the same bounds are equal to it), and the bounds types.
+// same window and frame (exprs.SameWindow: never substrait-go's Equals, which compares the
+// first call's arguments only and not the bounds type).
 func SameWindow(a *expr.WindowFunction, b expr.Expression) bool {
 	w, ok := b.(*expr.WindowFunction)
-	return ok && a.Equals(w) && a.BoundsType == w.BoundsType
+	return ok && exprs.SameWindow(a, w)
 }
 
 // collectWindows appends the distinct window functions of e to wfs.

@@ -33,6 +33,7 @@ var forbidden = map[string][]string{
 	"internal/calendar": {module},
 	"internal/freelist": {module},
 	"internal/setting":  {module},
+	"internal/exprs":    {module},
 }
 
 // TestLayering lists every production package's dependencies (go list -deps, test files left

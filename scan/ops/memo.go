@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/substrait-io/substrait-go/v8/expr"
+
+	"github.com/flightsrv/flightsrv/internal/exprs"
 )
 
 // Common subexpressions: the JSON functions of URNPostgres parse their document on every call,
@@ -78,7 +80,7 @@ func (n *memoNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 // or nil.
 func (c *compiler) shared(f *expr.ScalarFunction) *memoNode {
 	for _, s := range c.memos {
-		if s.e.Equals(f) {
+		if exprs.Same(s.e, f) {
 			c.reused = true
 			return s.n
 		}
