@@ -43,6 +43,10 @@ func (l *lowerer) values(r *plan.VirtualTableReadRel) (*lowered, error) {
 		}
 		n.rows = append(n.rows, compiled)
 	}
+	if len(names) > 0 && n.n == 0 {
+		// Before the fields, which take their types from the first row.
+		return nil, unsupported("an empty virtual table")
+	}
 	fields := make([]arrow.Field, len(names))
 	for i, name := range names {
 		fields[i] = arrow.Field{Name: name, Type: n.rows[0][i].Type(), Nullable: true}
@@ -51,9 +55,6 @@ func (l *lowerer) values(r *plan.VirtualTableReadRel) (*lowered, error) {
 				return nil, unsupported("virtual table column %d of several types", i)
 			}
 		}
-	}
-	if len(names) > 0 && n.n == 0 {
-		return nil, unsupported("an empty virtual table")
 	}
 	n.schema = arrow.NewSchema(fields, nil)
 	return &lowered{node: n}, nil

@@ -42,7 +42,8 @@ import (
 //
 // A plan past a size limit (MaxPlanRelations, MaxSetInputs, MaxOutputColumns,
 // MaxProjectionExpressions, MaxExpressionNodes) is refused with InvalidArgument naming the
-// limit, as SQL is.
+// limit, as SQL is; one whose conditions are not boolean (a filter's, a join's, an argument
+// of and/or/not or a CASE's) with InvalidArgument, PostgreSQL's 42804.
 //
 // Bytes that do not decode, or decode into an inconsistent plan, are ErrInvalidPlan with the
 // reason (errors.Is matches it); a base schema the table cannot serve is InvalidArgument naming
@@ -60,6 +61,9 @@ func PrepareSubstrait(planBytes []byte, cat Catalog, opts BindOptions) (*Bound, 
 		return nil, err
 	}
 	if err := checkPlanSize(p); err != nil {
+		return nil, err
+	}
+	if err := checkConditions(p); err != nil {
 		return nil, err
 	}
 	if opts.MaxPartitions <= 0 {
