@@ -93,13 +93,32 @@ func PartitionDiscoveryBounds(r TimeRange) (start, end time.Time) {
 	return r.Start.UTC().Truncate(time.Microsecond), CeilMicro(r.End)
 }
 
+// MaxKeyBytes bounds a record's partition key and sort key together, in bytes: PostgreSQL
+// keeps the records' primary key (table id, partition key, bucket key, event time, sort key)
+// in a B-tree whose entries may take at most 2,704 bytes (a third of an 8 KiB page), and a
+// longer one fails the whole write with SQLSTATE 54000; 2,048 leaves the table id and bucket
+// key their room. Both hot stores honour it, so a table moves between them (trial 32 F6).
+const MaxKeyBytes = 2048
+
+// checkKeySize refuses record n whose partition key and sort key take more than MaxKeyBytes
+// (ErrInvalidRecord, naming the sizes, never the keys).
+func checkKeySize(r *Record, n int64) error {
+	if k := len(r.PartitionKey) + len(r.SortKey); k > MaxKeyBytes {
+		return fmt.Errorf("%w: record %d's partition value and id take %d bytes, more than the %d a record's keys may (the hot store's primary key index)", ErrInvalidRecord, n, k, MaxKeyBytes)
+	}
+	return nil
+}
+
 // CheckRecords checks recs for an append to bucket b, as both hot stores require: every record
-// carries b's partition key, a non-empty sort key and an event time inside b once truncated to
-// microseconds (NormalizeTime). The error wraps ErrInvalidRecord and names the record by its
-// index only (no key or value).
+// carries b's partition key, a non-empty sort key, keys of at most MaxKeyBytes together and an
+// event time inside b once truncated to microseconds (NormalizeTime). The error wraps
+// ErrInvalidRecord and names the record by its index only (no key or value).
 func CheckRecords(b BucketID, recs []Record) error {
 	for i := range recs {
 		r := &recs[i]
+		if err := checkKeySize(r, int64(i)); err != nil {
+			return err
+		}
 		switch {
 		case !bytes.Equal(r.PartitionKey, b.PartitionKey):
 			return fmt.Errorf("%w: record %d belongs to another partition", ErrInvalidRecord, i)

@@ -45,7 +45,8 @@ type JSONSource interface {
 
 // Ingest writes every record src yields into the table in one all-or-nothing request behind
 // the write fence (docs/pulpitum-v4.md §3.1): each record needs a non-empty partition key and
-// sort key, and a JSON value when the table says so (TableDef.JSONValues) (ErrInvalidRecord),
+// sort key of at most MaxKeyBytes together, and a JSON value when the table says so
+// (TableDef.JSONValues) (ErrInvalidRecord),
 // and a bucket inside the writable window at the application clock
 // (ErrOutsideWriteWindow; future buckets are refused too), checked as the records stream;
 // then the hot store's AppendStream writes them all in one transaction (strategy check,
@@ -112,6 +113,9 @@ func (f *fencedSource) Next(ctx context.Context) (IngestBatch, error) {
 func (f *fencedSource) bucket(r *Record, n int64) (*BucketID, error) {
 	if len(r.PartitionKey) == 0 || len(r.SortKey) == 0 {
 		return nil, fmt.Errorf("%w: record %d has an empty partition key or id", ErrInvalidRecord, n)
+	}
+	if err := checkKeySize(r, n); err != nil {
+		return nil, err
 	}
 	if !f.trustJSON {
 		if err := f.t.def.checkValue(r, n); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +131,9 @@ func testIngest(t *testing.T, s Store) {
 		{"source fails mid-stream", &sliceSource{batches: batchesOf(fresh(30), 8), failAfter: 2, fail: errClientGone}, errClientGone},
 		{"record in a future bucket", &sliceSource{batches: batchesOf(append(fresh(30), rec(dayBucket(def.TableID, "q", "2024-05-11"), ts("2024-05-11T00:00:01Z"), "f", "{}")), 8)}, routing.ErrOutsideWriteWindow},
 		{"record without an id", &sliceSource{batches: batchesOf(append(fresh(30), routing.Record{PartitionKey: []byte("q"), EventTime: ts("2024-05-09T01:00:00Z")}), 8)}, routing.ErrInvalidRecord},
+		// Keys past MaxKeyBytes: PostgreSQL's primary key index could not hold them (54000).
+		{"record whose id is 1 MiB", &sliceSource{batches: batchesOf(append(fresh(30), rec(dayBucket(def.TableID, "q", "2024-05-09"), ts("2024-05-09T01:00:00Z"), strings.Repeat("i", 1<<20), "{}")), 8)}, routing.ErrInvalidRecord},
+		{"record whose keys take one byte too many", &sliceSource{batches: batchesOf(append(fresh(30), rec(dayBucket(def.TableID, "q", "2024-05-09"), ts("2024-05-09T01:00:00Z"), strings.Repeat("i", routing.MaxKeyBytes), "{}")), 8)}, routing.ErrInvalidRecord},
 	} {
 		n, err := table.Ingest(bg, tc.src)
 		wantErr(t, tc.name, err, tc.target)
