@@ -28,6 +28,9 @@ const HandshakeMethod = "/arrow.flight.protocol.FlightService/Handshake"
 var (
 	errNoCredentials  = status.Error(codes.Unauthenticated, "authentication required")
 	errBadCredentials = status.Error(codes.Unauthenticated, "invalid credentials")
+	// errChecksBusy answers Basic credentials that found no free password check (ErrBusy):
+	// nothing was decided, the client may retry.
+	errChecksBusy = status.Error(codes.Unavailable, "too many password checks at once: retry shortly, or sign in once and send the bearer token it returns")
 )
 
 // Authenticator checks the credentials of Flight calls: Basic (user and password from a
@@ -50,7 +53,7 @@ func NewAuthenticator(users *Users, tokens *Tokens) *Authenticator {
 
 // Authenticate checks one authorization header value, "Basic base64(user:password)" (padded
 // or not: arrow-go's client omits the padding) or "Bearer token", and returns the user.
-// Errors are ErrBadCredentials or ErrBadToken.
+// Errors are ErrBadCredentials, ErrBusy (no password check free: retry) or ErrBadToken.
 func (a *Authenticator) Authenticate(header string) (user string, err error) {
 	scheme, cred, _ := strings.Cut(strings.TrimSpace(header), " ")
 	cred = strings.TrimSpace(cred)
@@ -120,6 +123,10 @@ func (a *Authenticator) authenticateContext(ctx context.Context) (context.Contex
 				user, err, header = u, nil, "Bearer "+tok
 			}
 		}
+	}
+	if errors.Is(err, ErrBusy) {
+		a.logRefusal(ctx, vals[0], "password checks busy")
+		return ctx, errChecksBusy
 	}
 	if err != nil {
 		a.logRefusal(ctx, vals[0], "invalid credentials")

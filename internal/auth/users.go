@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,16 @@ const verifiedTTL = 5 * time.Minute
 // maxVerified bounds the remembered checks (the oldest are dropped first).
 const maxVerified = 10000
 
+// ErrBusy is Check's answer when every bcrypt comparison it may run at once is taken for
+// longer than checkWait: a flood of wrong passwords (each a fresh bcrypt at cost 10, tens
+// of milliseconds of CPU) then costs at most half the cores, and the calls of signed-in
+// clients (bearer tokens, remembered passwords) keep the rest (trial 32 F2: 32 threads of
+// wrong Basic passwords made a bearer client's SELECT 1 take over a second).
+var ErrBusy = errors.New("auth: too many password checks at once")
+
+// checkWait is how long Check waits for a bcrypt comparison slot before ErrBusy.
+const checkWait = time.Second
+
 // Users checks user names and passwords against bcrypt hashes. Safe for concurrent use.
 type Users struct {
 	hashes map[string][]byte
@@ -43,6 +54,9 @@ type Users struct {
 	cacheKey []byte
 	mu       sync.Mutex
 	verified map[string]verifiedEntry
+
+	// slots bounds the bcrypt comparisons running at once: half the cores, at least one.
+	slots chan struct{}
 }
 
 type verifiedEntry struct {
@@ -58,7 +72,8 @@ func NewUsers(hashes map[string]string, now func() time.Time) (*Users, error) {
 	if now == nil {
 		now = time.Now
 	}
-	u := &Users{hashes: make(map[string][]byte, len(hashes)), now: now, verified: map[string]verifiedEntry{}}
+	u := &Users{hashes: make(map[string][]byte, len(hashes)), now: now, verified: map[string]verifiedEntry{},
+		slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	for name, h := range hashes {
 		if name == "" || strings.ContainsAny(name, ": \t\r\n") || !utf8.ValidString(name) {
 			return nil, fmt.Errorf("auth: user name %q is empty, holds ':' or white space, or is not UTF-8", name)
@@ -136,7 +151,8 @@ func HashPassword(password string) (string, error) {
 
 // Check returns nil when password is user's, or ErrBadCredentials. An unknown user costs a
 // bcrypt comparison too. A success is remembered for a few minutes (only a keyed digest of
-// the password), so repeated checks of the same credentials are cheap.
+// the password), so repeated checks of the same credentials are cheap. At most half the
+// cores compare at once; a check that waits checkWait for its turn is ErrBusy.
 func (u *Users) Check(user, password string) error {
 	digest := hmacSHA256(u.cacheKey, []byte(password))
 	now := u.now()
@@ -146,6 +162,14 @@ func (u *Users) Check(user, password string) error {
 	if ok && now.Sub(e.at) < verifiedTTL && now.Sub(e.at) >= 0 && hmac.Equal(e.digest, digest) {
 		return nil
 	}
+	t := time.NewTimer(checkWait)
+	select {
+	case u.slots <- struct{}{}:
+		t.Stop()
+	case <-t.C:
+		return ErrBusy
+	}
+	defer func() { <-u.slots }()
 	hash, known := u.hashes[user]
 	if !known {
 		_ = bcrypt.CompareHashAndPassword(u.dummy, []byte(password))
