@@ -479,9 +479,15 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 	case *array.Decimal256:
 		return decimalValue(a.Value(row).BigInt(), a.DataType()), nil
 	case *array.Date32:
-		return a.Value(row).ToTime().UTC(), nil
+		return dateParam(int64(a.Value(row)), pos)
 	case *array.Date64:
-		return a.Value(row).ToTime().UTC(), nil
+		// Milliseconds since the epoch, of a whole day by Arrow's rule; the day they fall in.
+		ms := int64(a.Value(row))
+		days := ms / 86_400_000
+		if ms%86_400_000 < 0 {
+			days--
+		}
+		return dateParam(days, pos)
 	case *array.Time32:
 		// A time of day (the JDBC driver's setTime fills time32[ms]).
 		ms := int64(a.Value(row))
@@ -515,6 +521,22 @@ func arrowValue(arr arrow.Array, row, pos int) (any, error) {
 		return out, nil
 	}
 	return nil, errorf(InvalidArgument, "parameter $%d has the unsupported type %s", pos, arr.DataType())
+}
+
+// PostgreSQL's dates, in days since 1970-01-01: from 4714-11-24 BC (Julian day 0) to
+// 5874897-12-31 (date_recv refuses others: "date out of range", 22008).
+const (
+	minDateDays = -2_440_588
+	maxDateDays = 2_147_483_494 - 2_440_588 - 1
+)
+
+// dateParam is the date parameter $pos of days since 1970-01-01, as midnight UTC; outside
+// PostgreSQL's dates it is 22008, as date_recv refuses it (trial 32 F1).
+func dateParam(days int64, pos int) (any, error) {
+	if days < minDateDays || days > maxDateDays {
+		return nil, &Error{Code: InvalidArgument, SQLState: "22008", Msg: fmt.Sprintf("parameter $%d: date out of range", pos)}
+	}
+	return time.Unix(days*86_400, 0).UTC(), nil
 }
 
 // durationInterval is the interval a duration of ns nanoseconds binds (ADBC binds a Python
