@@ -362,6 +362,8 @@ type binder struct {
 	// condNames are the column names the WHERE and ON conditions of the SELECT whose FROM is
 	// being bound reference (derived.go's joinItem).
 	condNames map[string]int
+	// selNames memoizes selectNames: the column-name counts of each SELECT of the statement.
+	selNames map[*pg.SelectStmt]map[string]int
 	// subqueryKeys are, per grouped SELECT, the hidden columns of its select list's and
 	// HAVING's uncorrelated scalar subqueries, grouped by as keys (join.go).
 	subqueryKeys map[*pg.SelectStmt][]int
@@ -908,7 +910,7 @@ func (bd *binder) bindSimple(sel *pg.SelectStmt) (*boundRel, error) {
 		}
 	}
 	savedNames := bd.condNames
-	bd.condNames = condNames(sel)
+	bd.condNames = bd.condRefs(sel)
 	if fc := sel.GetFromClause(); len(fc) == 1 && fc[0].GetRangeSubselect() != nil && !fc[0].GetRangeSubselect().GetLateral() {
 		// A derived table read alone carries its varying numerics' display scales out (not
 		// one under a join, whose plan the hidden columns would change).

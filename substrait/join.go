@@ -148,7 +148,7 @@ func (bd *binder) joinExpr(je *pg.JoinExpr) (*fromItem, error) {
 			}
 		}
 	}
-	on := refNames(onConds)
+	on := bd.refNames(onConds)
 	item := func(n *pg.Node, right bool) (*fromItem, map[int]int, error) {
 		switch {
 		case inner:
