@@ -90,7 +90,9 @@ var nestedShapes = []struct {
 	{"derived", func(d int) string {
 		return "SELECT * FROM " + strings.Repeat("(SELECT * FROM ", d) + "(SELECT 1 AS x) t" + strings.Repeat(") t", d)
 	}},
-	{"exists", func(d int) string { return "SELECT 1 " + strings.Repeat("WHERE EXISTS (SELECT 1 ", d) + strings.Repeat(")", d) }},
+	{"exists", func(d int) string {
+		return "SELECT 1 " + strings.Repeat("WHERE EXISTS (SELECT 1 ", d) + strings.Repeat(")", d)
+	}},
 }
 
 // BenchmarkNestedBind measures planning statements nested d levels deep (scalar subqueries,
