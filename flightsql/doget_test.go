@@ -239,5 +239,5 @@ func TestEncodeFlightData(t *testing.T) {
 // DoPut checks the client's stream and answers a stream without messages as server's service
 // does (ServePut).
 func (z zeroCopyService) DoPut(stream flight.FlightService_DoPutServer) error {
-	return ServePut(stream, z.FlightServer.DoPut)
+	return ServePut(stream, 0, z.FlightServer.DoPut)
 }

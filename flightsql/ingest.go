@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -112,9 +113,14 @@ func checkIngest(cmd flightsql.StatementIngest) error {
 // first message). ServePut answers it as the empty request it is: nothing is stored and the
 // one PutResult carries a DoPutUpdateResult of record_count 0 (its encoding, like that of an
 // empty DoPutPreparedStatementResult, is zero bytes), which is what an empty ingest or an
-// update with no parameter rows answers.
-func ServePut(stream flight.FlightService_DoPutServer, next func(flight.FlightService_DoPutServer) error) error {
+// update with no parameter rows answers. With idle > 0, a wait of more than idle for the
+// client's next message ends the call with DEADLINE_EXCEEDED (errPutIdle): the write it
+// feeds fails and stores nothing, releasing its transaction.
+func ServePut(stream flight.FlightService_DoPutServer, idle time.Duration, next func(flight.FlightService_DoPutServer) error) error {
 	checked := CheckedPutStream(stream)
+	if idle > 0 {
+		checked = &idlePutStream{FlightService_DoPutServer: checked, idle: idle}
+	}
 	first, err := checked.Recv()
 	if errors.Is(err, io.EOF) {
 		return stream.Send(&flight.PutResult{AppMetadata: emptyUpdateResult})
@@ -148,4 +154,42 @@ func (s *peekedPutStream) Recv() (*flight.FlightData, error) {
 		return fd, err
 	}
 	return s.FlightService_DoPutServer.Recv()
+}
+
+// errPutIdle ends a DoPut whose client sent nothing for longer than its idle bound.
+var errPutIdle = status.Error(codes.DeadlineExceeded, "the client sent nothing for too long (the server's --put-idle-timeout): the write stored nothing")
+
+// idlePutStream is a DoPut stream whose Recv waits at most idle for the client's message.
+// The underlying Recv runs in its own goroutine; one that outlives its wait ends when the
+// call returns (gRPC cancels the stream), and the stream answers errPutIdle from then on.
+// Like the stream it wraps, it is read by one goroutine at a time.
+type idlePutStream struct {
+	flight.FlightService_DoPutServer
+	idle    time.Duration
+	expired bool
+}
+
+type putRecv struct {
+	fd  *flight.FlightData
+	err error
+}
+
+func (s *idlePutStream) Recv() (*flight.FlightData, error) {
+	if s.expired {
+		return nil, errPutIdle
+	}
+	ch := make(chan putRecv, 1)
+	go func() {
+		fd, err := s.FlightService_DoPutServer.Recv()
+		ch <- putRecv{fd, err}
+	}()
+	t := time.NewTimer(s.idle)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.fd, r.err
+	case <-t.C:
+		s.expired = true
+		return nil, errPutIdle
+	}
 }

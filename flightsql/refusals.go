@@ -186,7 +186,12 @@ func refusal(err error, log *slog.Logger) error {
 	case errors.Is(err, routing.ErrValueNotJSON):
 		// As PostgreSQL refuses such a value of a json column (22P02).
 		return querylog.Refusal(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored", "", "22P02")
-	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow), errors.Is(err, query.ErrWriteStream):
+	case errors.Is(err, errPutIdle):
+		return errPutIdle
+	case errors.Is(err, query.ErrWriteStream):
+		// The sentinel's words only: the reader's error it wraps is the IPC decoder's.
+		return status.Error(codes.InvalidArgument, query.ErrWriteStream.Error()+"; nothing was stored")
+	case errors.Is(err, routing.ErrInvalidRecord), errors.Is(err, routing.ErrOutsideWriteWindow):
 		// A write refused by the fence's record rules (docs/pulpitum-v4.md §3.1): the message
 		// names the rule and the row's position in the request, never a value.
 		return status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "routing: ")+"; nothing was stored")

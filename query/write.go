@@ -107,7 +107,10 @@ func (w *WriteStream) Span(ctx context.Context, max int) (rec arrow.RecordBatch,
 					if ctx.Err() != nil {
 						return nil, 0, 0, ctx.Err()
 					}
-					return nil, 0, 0, w.unread
+					// The reader's error stays in the chain: the transport's own refusal
+					// (a client quiet too long: flightsql's --put-idle-timeout) is reported
+					// as itself.
+					return nil, 0, 0, fmt.Errorf("%w: %w", w.unread, err)
 				}
 			}
 			return nil, 0, 0, io.EOF

@@ -167,6 +167,13 @@ type Config struct {
 	// admission slot, buckets and connections; past StallTimeout its connection is closed,
 	// which ends the stream (default DefaultStallTimeout; negative: no bound).
 	StallTimeout time.Duration
+	// PutIdleTimeout bounds how long a DoPut stream (an ingest, an update's or a prepared
+	// statement's parameters) may wait for the client's next message: a write holds its
+	// transaction and the locks of its buckets while it reads (on SQLite every other write
+	// waits), so a client that goes quiet mid-stream is ended with DEADLINE_EXCEEDED and
+	// nothing it sent is stored (default DefaultPutIdleTimeout; negative: no bound; trial 32
+	// F10: an idle DoPut blocked other writes until the query timeout, an hour).
+	PutIdleTimeout time.Duration
 	// DrainTimeout is how long Wait lets running queries finish when its context ends
 	// (SIGTERM) before cancelling them (default DefaultDrainTimeout; negative: cancel them at
 	// once; see Drain).
@@ -204,6 +211,9 @@ const DefaultQueryTimeout = time.Hour
 
 // DefaultStallTimeout is Config.StallTimeout's default.
 const DefaultStallTimeout = 2 * time.Minute
+
+// DefaultPutIdleTimeout is Config.PutIdleTimeout's default.
+const DefaultPutIdleTimeout = time.Minute
 
 // DefaultDrainTimeout is Config.DrainTimeout's default.
 const DefaultDrainTimeout = 30 * time.Second
@@ -267,6 +277,7 @@ func (c *Config) withDefaults() {
 	c.HealthInterval = setting.Required(c.HealthInterval, DefaultHealthInterval)
 	c.QueryTimeout = setting.Bound(c.QueryTimeout, DefaultQueryTimeout)
 	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
+	c.PutIdleTimeout = setting.Bound(c.PutIdleTimeout, DefaultPutIdleTimeout)
 	c.QueryConnectionWait = setting.Required(c.QueryConnectionWait, DefaultQueryConnectionWait)
 }
 
@@ -340,7 +351,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	tl := newTrackingListener(ln)
 	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm,
-		queryTimeout: cfg.QueryTimeout, stallTimeout: cfg.StallTimeout, ln: tl, log: cfg.Logger})
+		queryTimeout: cfg.QueryTimeout, stallTimeout: cfg.StallTimeout, putIdle: cfg.PutIdleTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)
 	srv.InitListener(tl)
 	s := &Server{HotReads: capped, sql: fs, flight: srv, ln: tl, mem: mem, adm: adm, health: hr, stop: stop, endWatches: endWatches, logger: cfg.Logger, drainTimeout: cfg.DrainTimeout, Cache: cache, Engine: eng, addr: srv.Addr().String(), done: make(chan error, 1)}
@@ -493,8 +504,10 @@ type service struct {
 	// stallTimeout bounds how long one DoGet message may wait to be sent (0: none); ln
 	// closes the connection of a stream past it.
 	stallTimeout time.Duration
-	ln           *trackingListener
-	log          *slog.Logger
+	// putIdle bounds the wait for a DoPut stream's next message (0: none).
+	putIdle time.Duration
+	ln      *trackingListener
+	log     *slog.Logger
 }
 
 // Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
@@ -692,11 +705,12 @@ func (g service) GetSchema(ctx context.Context, d *flight.FlightDescriptor) (*fl
 }
 
 // DoPut is the dispatcher's, with unknown command types UNIMPLEMENTED, over the client's
-// stream with every message checked before arrow-go's IPC reader decodes it; a stream without
+// stream with every message checked before arrow-go's IPC reader decodes it and awaited at
+// most putIdle (Config.PutIdleTimeout); a stream without
 // any message (an empty ingest of arrow-go's and ADBC's clients) stores nothing and answers
 // record_count 0 (flightsql.ServePut).
 func (g service) DoPut(stream flight.FlightService_DoPutServer) error {
-	return flightsql.ServePut(stream, func(s flight.FlightService_DoPutServer) error {
+	return flightsql.ServePut(stream, g.putIdle, func(s flight.FlightService_DoPutServer) error {
 		return unknownCommand(g.FlightServer.DoPut(s))
 	})
 }
