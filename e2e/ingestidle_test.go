@@ -2,20 +2,14 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/flightsrv/flightsrv/internal/testsupport/pgtest"
 	"github.com/flightsrv/flightsrv/internal/testsupport/testproc"
 )
 
@@ -27,45 +21,27 @@ func TestIdleIngestAbandoned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
-	bin := testproc.BuildFlightsrv(t)
-	for _, store := range []string{"postgres", "sqlite"} {
-		t.Run(store, func(t *testing.T) {
-			var url string
-			if store == "postgres" {
-				_, url = pgtest.Start(t).NewStore(t)
-			} else {
-				url = "sqlite://" + filepath.Join(t.TempDir(), "hot.db")
-				if out, err := exec.Command(bin, "migrate", "--store", url).CombinedOutput(); err != nil {
-					t.Fatalf("migrate: %v\n%s", err, out)
-				}
+	eachWriteStore(t, func(t *testing.T, serve func(args ...string) (*testproc.Process, *flightsql.Client)) {
+		_, cl := serve("--put-idle-timeout", "300ms")
+		ctx := context.Background()
+		now := time.Now().UTC()
+		rng := rand.New(rand.NewPCG(22, uint64(now.UnixNano())))
+		idle := makeEvents(rng, 2000, "idle", now)
+		rdr := newBatchReader(wideSchema, eventBatches(idle, 500, false, -1))
+		rdr.onNext = func(i int) {
+			if i == 2 {
+				time.Sleep(2 * time.Second) // quiet: the server's bound is 300 ms
 			}
-			table := fmt.Sprintf("name=%s,id=%s,partition=%s,strategy=day,window=%d", eventsTable.Name, eventsTable.TableID, eventsTable.PartitionColumn, eventsTable.WritableBuckets)
-			_, addr := testproc.StartReady(t, "flightsrv serve", servingRe, bin, "serve", "--store", url, "--table", table, "--listen", "127.0.0.1:0", "--no-auth", "--put-idle-timeout", "300ms")
-			cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithUserAgent("flightsrv-e2e"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cl.Close() })
-			ctx := context.Background()
-			now := time.Now().UTC()
-			rng := rand.New(rand.NewPCG(22, uint64(now.UnixNano())))
-			idle := makeEvents(rng, 2000, "idle", now)
-			rdr := newBatchReader(wideSchema, eventBatches(idle, 500, false, -1))
-			rdr.onNext = func(i int) {
-				if i == 2 {
-					time.Sleep(2 * time.Second) // quiet: the server's bound is 300 ms
-				}
-			}
-			_, err = cl.ExecuteIngest(ctx, rdr, &flightsql.ExecuteIngestOpts{Table: "events", TableDefinitionOptions: appendMode})
-			if st, _ := status.FromError(err); err == nil || st.Code() != codes.DeadlineExceeded {
-				t.Fatalf("an ingest whose client went quiet: %v, want DEADLINE_EXCEEDED", err)
-			}
-			sameEvents(t, "after an abandoned ingest", readEvents(t, cl, now), nil)
-			next := makeEvents(rng, 2000, "next", now)
-			if n, err := ingest(ctx, cl, wideSchema, eventBatches(next, 500, false, -1), nil); err != nil || n != int64(len(next)) {
-				t.Fatalf("the ingest after an abandoned one = %d, %v", n, err)
-			}
-			sameEvents(t, "after the next ingest", readEvents(t, cl, now), next)
-		})
-	}
+		}
+		_, err := cl.ExecuteIngest(ctx, rdr, &flightsql.ExecuteIngestOpts{Table: "events", TableDefinitionOptions: appendMode})
+		if st, _ := status.FromError(err); err == nil || st.Code() != codes.DeadlineExceeded {
+			t.Fatalf("an ingest whose client went quiet: %v, want DEADLINE_EXCEEDED", err)
+		}
+		sameEvents(t, "after an abandoned ingest", readEvents(t, cl, now), nil)
+		next := makeEvents(rng, 2000, "next", now)
+		if n, err := ingest(ctx, cl, wideSchema, eventBatches(next, 500, false, -1), nil); err != nil || n != int64(len(next)) {
+			t.Fatalf("the ingest after an abandoned one = %d, %v", n, err)
+		}
+		sameEvents(t, "after the next ingest", readEvents(t, cl, now), next)
+	})
 }

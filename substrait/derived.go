@@ -67,22 +67,7 @@ func (bd *binder) condRefs(sel *pg.SelectStmt) map[string]int {
 // levels of derived tables took 0.9 s, 1,000 levels 46 s on a loaded machine).
 func (bd *binder) refNames(ns []*pg.Node) map[string]int {
 	names := map[string]int{}
-	var visit func(n *pg.Node) bool
-	visit = func(n *pg.Node) bool {
-		if cr := n.GetColumnRef(); cr != nil {
-			if f := cr.GetFields(); len(f) > 0 {
-				names[f[len(f)-1].GetString_().GetSval()]++
-			}
-			return false
-		}
-		if s := n.GetSelectStmt(); s != nil {
-			for k, c := range bd.selectNames(s) {
-				names[k] += c
-			}
-			return false // walkPG does not go below a nested SELECT either
-		}
-		return true
-	}
+	visit := bd.nameCounter(names)
 	for _, n := range ns {
 		if n != nil && visit(n) {
 			walkPG(n.ProtoReflect(), visit)
@@ -98,28 +83,32 @@ func (bd *binder) selectNames(s *pg.SelectStmt) map[string]int {
 		return names
 	}
 	names := map[string]int{}
-	var visit func(n *pg.Node) bool
-	visit = func(n *pg.Node) bool {
+	walkPG(s.ProtoReflect(), bd.nameCounter(names))
+	if bd.selNames == nil {
+		bd.selNames = map[*pg.SelectStmt]map[string]int{}
+	}
+	bd.selNames[s] = names
+	return names
+}
+
+// nameCounter is refNames' walkPG visitor: it counts a column reference's name into names, a
+// nested SELECT's counts (selectNames) too, and goes below neither.
+func (bd *binder) nameCounter(names map[string]int) func(n *pg.Node) bool {
+	return func(n *pg.Node) bool {
 		if cr := n.GetColumnRef(); cr != nil {
 			if f := cr.GetFields(); len(f) > 0 {
 				names[f[len(f)-1].GetString_().GetSval()]++
 			}
 			return false
 		}
-		if inner := n.GetSelectStmt(); inner != nil {
-			for k, c := range bd.selectNames(inner) {
+		if s := n.GetSelectStmt(); s != nil {
+			for k, c := range bd.selectNames(s) {
 				names[k] += c
 			}
-			return false
+			return false // walkPG does not go below a nested SELECT either
 		}
 		return true
 	}
-	walkPG(s.ProtoReflect(), visit)
-	if bd.selNames == nil {
-		bd.selNames = map[*pg.SelectStmt]map[string]int{}
-	}
-	bd.selNames[s] = names
-	return names
 }
 
 // Under an outer join, PostgreSQL pulls a derived table on the NULL-extended side up too, and
