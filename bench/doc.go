@@ -655,6 +655,24 @@
 //     under OFFSET 0) costs PostgreSQL about what its direct jsonb count does (258 against
 //     275–297 ms) but OFFSET 0 keeps it off parallel workers, and without it the member is
 //     parsed once for the filter and once for the guard.
+//     Quiet (load under 1 before it, main at cd722f7 beside e6d3da5's build, 9 rounds): 5 of
+//     7, count(*) 1.32× (36.4 against 27.6 ms; 0.90× e6d3da5's), count WHERE delay > 60
+//     1.20×. Two changes since (routing/cockroach/rowagg.go): the summed count names no
+//     bucket when the asked ones hold every hot route row in the range (sqlSummedAll: the
+//     keys' arrays and their join cost PostgreSQL as much as the count's distance from its
+//     own; in psql 46.4 ms against the keyed statement's 53.0 and the plain count's 45.7),
+//     and on PostgreSQL 15 the guard of a cast member only casts it (222 ms against 237 for
+//     one member over the sample, as without a guard). Beside cd722f7's build in the same
+//     rounds: 15 rounds at load 3–4, count(*) 1.22× (36.0 / 29.4 ms), 0.96× cd722f7's;
+//     count WHERE delay > 60 1.21×, 1.02×; then quiet again (load 1.2 at its start, 9
+//     rounds, all seven queries): 6 of 7, count(*) 1.37× (41.9 / 30.6 ms, 0.94× cd722f7's),
+//     count WHERE delay > 60 1.15× (CPU a query 373 against cd722f7's 391 ms), origin
+//     avg(delay) 0.92× (0.84× cd722f7's), the others 0.59–1.12×. Where count(*)'s remaining
+//     time goes (quiet, this tree): the statement itself within about 1 ms of PostgreSQL's
+//     count; GetFlightInfo 2.4–3.4 ms (binding, discovery's statement of 0.75 ms and its
+//     1,332 route rows, the endpoint); DoGet binds the statement again and starts 1.8–2.9 ms
+//     after discovery's answer; flightsrv's CPU about 4.5 ms a query. Left: the second
+//     binding (a plan kept from GetFlightInfo for DoGet) and discovery for a summed count.
 //   - BenchmarkIngest (ingest_bench_test.go): writes of the first FLIGHTSRV_INGEST_ROWS rows
 //     (default 300,000; `make bench-ingest-3m` writes all 3,000,000) of the flights file in the
 //     wide shape, side by side in one run: Flight SQL bulk ingest through ADBC (Python
