@@ -511,8 +511,10 @@ type service struct {
 }
 
 // Handshake answers Flight's Handshake: with authentication, a bearer token for the call's
-// Basic (or Bearer) credentials (auth.Authenticator.Handshake); without, an empty answer, so
-// that clients which always shake hands connect.
+// Basic (or Bearer) credentials (auth.Authenticator.Handshake); without, an empty answer to
+// each request, so that clients which always shake hands connect, those that wait for the
+// answer before they end their side (pyarrow's ClientAuthHandler) too (trial 32 m7: they
+// waited until their deadline).
 func (g service) Handshake(stream flight.FlightService_HandshakeServer) error {
 	if g.auth != nil {
 		return g.auth.Handshake(stream)
@@ -522,6 +524,9 @@ func (g service) Handshake(stream flight.FlightService_HandshakeServer) error {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
+			return err
+		}
+		if err := stream.Send(&flight.HandshakeResponse{}); err != nil {
 			return err
 		}
 	}
