@@ -154,13 +154,16 @@ type poll struct {
 // first PollInfo.
 func (s *Server) PollFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.PollInfo, error) {
 	if len(cmd.GetTransactionId()) > 0 {
-		return nil, status.Error(codes.Unimplemented, "transactions are not supported")
+		return nil, errTransactions
 	}
 	return s.startPoll(ctx, Query{SQL: cmd.GetQuery()})
 }
 
 // PollFlightInfoSubstraitPlan starts a CommandStatementSubstraitPlan in the background.
 func (s *Server) PollFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, _ *flight.FlightDescriptor) (*flight.PollInfo, error) {
+	if len(cmd.GetTransactionId()) > 0 {
+		return nil, errTransactions
+	}
 	p := cmd.GetPlan()
 	if len(p.Plan) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")

@@ -385,10 +385,16 @@ func (s *Server) prepare(ctx context.Context, q *Query) (dataset, params *arrow.
 	return dataset, params, nil
 }
 
+// errTransactions refuses a command naming a transaction: the server has none (each write
+// request is one, all or nothing). GetFlightInfo, GetSchema and PollFlightInfo of a statement
+// or a Substrait plan answer it alike (trial 32 m2: GetSchema answered where GetFlightInfo
+// refused).
+var errTransactions = status.Error(codes.Unimplemented, "transactions are not supported")
+
 // GetFlightInfoStatement plans a CommandStatementQuery and returns its FlightInfo.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	if len(cmd.GetTransactionId()) > 0 {
-		return nil, status.Error(codes.Unimplemented, "transactions are not supported")
+		return nil, errTransactions
 	}
 	if q := (Query{SQL: cmd.GetQuery()}); s.isUpdate(q) {
 		return s.updateInfo(ctx, q, desc)
@@ -398,6 +404,9 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 
 // GetSchemaStatement returns the result schema of a CommandStatementQuery.
 func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	if len(cmd.GetTransactionId()) > 0 {
+		return nil, errTransactions
+	}
 	dataset, _, err := s.prepare(ctx, &Query{SQL: cmd.GetQuery()})
 	if err != nil {
 		return nil, err
@@ -407,6 +416,9 @@ func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.Statement
 
 // GetFlightInfoSubstraitPlan plans a CommandStatementSubstraitPlan.
 func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if len(cmd.GetTransactionId()) > 0 {
+		return nil, errTransactions
+	}
 	p := cmd.GetPlan()
 	if len(p.Plan) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")
@@ -416,6 +428,9 @@ func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.S
 
 // GetSchemaSubstraitPlan returns the result schema of a Substrait plan.
 func (s *Server) GetSchemaSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	if len(cmd.GetTransactionId()) > 0 {
+		return nil, errTransactions
+	}
 	p := cmd.GetPlan()
 	if len(p.Plan) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "substrait plan is empty")
@@ -440,7 +455,7 @@ func (s *Server) DoGetStatement(ctx context.Context, cmd flightsql.StatementQuer
 // dataset and parameter schemas.
 func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	if len(req.GetTransactionId()) > 0 {
-		return flightsql.ActionCreatePreparedStatementResult{}, status.Error(codes.Unimplemented, "transactions are not supported")
+		return flightsql.ActionCreatePreparedStatementResult{}, errTransactions
 	}
 	return s.createPrepared(ctx, Query{SQL: req.GetQuery()})
 }

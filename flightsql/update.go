@@ -58,7 +58,7 @@ func (s *Server) executeUpdate(ctx context.Context, q Query, params array.Record
 // once, answering the rows stored. A transaction id is UNIMPLEMENTED, as for queries.
 func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
 	if len(cmd.GetTransactionId()) > 0 {
-		return 0, status.Error(codes.Unimplemented, "transactions are not supported")
+		return 0, errTransactions
 	}
 	return s.executeUpdate(ctx, Query{SQL: cmd.GetQuery()}, nil)
 }
