@@ -69,8 +69,22 @@ func (g *ingester) Ingest(ctx context.Context, table string, rows array.RecordRe
 	return n, nil
 }
 
-// ingestMapping maps the columns of schema onto def's table (Ingest's two shapes).
+// ingestMapping maps the columns of schema onto def's table (Ingest's two shapes). The
+// table's columns (partition, timestamp, id, value) match whatever their case; two columns
+// matching one of them are ambiguous and refused, naming it (trial 32 m5: the first was
+// used). The other columns, encoded into the JSON value, keep their names as they are.
 func ingestMapping(def routing.TableDef, schema *arrow.Schema) (load.Mapping, error) {
+	for _, name := range []string{def.PartitionColumn, "timestamp", "id", "value"} {
+		n := 0
+		for _, f := range schema.Fields() {
+			if strings.EqualFold(f.Name, name) {
+				n++
+			}
+		}
+		if n > 1 {
+			return load.Mapping{}, status.Errorf(codes.InvalidArgument, "the rows have %d columns named %s but for case; nothing was stored", n, name)
+		}
+	}
 	find := func(name string) string {
 		for _, f := range schema.Fields() {
 			if strings.EqualFold(f.Name, name) {
