@@ -120,3 +120,46 @@ func walkInner(m protoreflect.Message, f func(*substraitpb.Rel) bool) bool {
 	})
 	return found
 }
+
+// TestNegativeFetchRefused: a client plan's FetchRel with a negative offset or a count below
+// -1 (Substrait's ALL) is PostgreSQL's 2201X or 2201W, InvalidArgument (trial 32 m1:
+// UNIMPLEMENTED).
+func TestNegativeFetchRefused(t *testing.T) {
+	env := newFuzzEnv(t)
+	p, err := substrait.FromSQL(`SELECT id FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' LIMIT 3 OFFSET 2`, env.cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		count, offset int64
+		state         string
+	}{{3, -7, "2201X"}, {-5, 2, "2201W"}, {-1, 0, ""}} {
+		pb, err := p.ToProto()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !walkRels(pb.GetRelations()[0].GetRoot().GetInput(), func(rel *substraitpb.Rel) bool {
+			f := rel.GetFetch()
+			if f == nil {
+				return false
+			}
+			f.CountMode = &substraitpb.FetchRel_Count{Count: c.count}
+			f.OffsetMode = &substraitpb.FetchRel_Offset{Offset: c.offset}
+			return true
+		}) {
+			t.Fatal("no FetchRel")
+		}
+		raw, err := proto.Marshal(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = substrait.PrepareSubstrait(raw, env.cat, substrait.BindOptions{})
+		var se *substrait.Error
+		switch {
+		case c.state == "" && err != nil:
+			t.Fatalf("count %d offset %d: %v", c.count, c.offset, err)
+		case c.state != "" && (!errors.As(err, &se) || se.SQLState != c.state || se.Code != substrait.InvalidArgument):
+			t.Fatalf("count %d offset %d: %v, want InvalidArgument %s", c.count, c.offset, err, c.state)
+		}
+	}
+}

@@ -8,8 +8,9 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// checkConditions refuses a client plan whose conditions are not boolean, as PostgreSQL
-// refuses such SQL (42804, "argument of WHERE must be type boolean, not type integer"): a
+// checkConditions refuses a client plan whose FetchRel has a negative offset (2201X) or a
+// count below -1 (Substrait's ALL; 2201W), or whose conditions are not boolean, as
+// PostgreSQL refuses such SQL (42804, "argument of WHERE must be type boolean, not type integer"): a
 // FilterRel's condition, a read's filter, a JoinRel's expression and post-join filter, an
 // argument of and, or, not, and a CASE's conditions anywhere in the plan. The executor would
 // otherwise meet them as it runs (an error of no class: INTERNAL; trial 32 F5). Relations
@@ -41,6 +42,15 @@ func checkRelConditions(r plan.Rel) error {
 		conds = append(conds, cond{r.Filter(), "WHERE"}, cond{r.BestEffortFilter(), "WHERE"})
 	case *plan.VirtualTableReadRel:
 		conds = append(conds, cond{r.Filter(), "WHERE"}, cond{r.BestEffortFilter(), "WHERE"})
+	case *plan.FetchRel:
+		// PostgreSQL's refusals of a negative OFFSET and LIMIT (a count of -1 is Substrait's
+		// ALL; trial 32 m1: UNIMPLEMENTED).
+		if r.Offset() < 0 {
+			return &Error{Code: InvalidArgument, SQLState: "2201X", Msg: "OFFSET must not be negative"}
+		}
+		if r.Count() < -1 {
+			return ErrNegativeLimit
+		}
 	}
 	for _, c := range conds {
 		if c.e == nil {
