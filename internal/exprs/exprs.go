@@ -2,7 +2,7 @@
 // and the executor must: by what they are, never by substrait-go's Equals methods, whose
 // ScalarFunction and WindowFunction compare the first call's arguments only — concat(a, b)
 // "equals" concat(a, b, c), and the other way round indexes past the arguments and panics
-// (substrait-go v8.1.1, expr/functions.go) — and whose nested comparisons call those.
+// (substrait-go v8.1.1; TestSameVariadicCalls) — and whose nested comparisons call those.
 package exprs
 
 import (
