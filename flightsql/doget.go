@@ -34,13 +34,22 @@ import (
 // handed to gRPC as a mem.BufferSlice that the server codec passes through; the batch is
 // retained until gRPC has written the message and frees the slice.
 
-// ServerOptions returns the gRPC server options ServeDoGet needs: the codec that passes
-// pre-encoded FlightData through (every other message is marshalled by gRPC's proto codec).
+// ServerOptions returns the gRPC server options ServeDoGet and the request bound need: the
+// codec that passes pre-encoded FlightData through (every other message is marshalled by
+// gRPC's proto codec) and marks request messages over MaxRequestBytes instead of decoding
+// them, and the stream interceptor that refuses those of streams RESOURCE_EXHAUSTED. Give
+// them before any stream interceptor that reads messages (which then reads them bounded,
+// and sees the refusal as the call's error), and RefuseOversized after the unary
+// interceptors that should see unary refusals.
 func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.ForceServerCodecV2(codec{proto: encoding.GetCodecV2(grpcproto.Name)})}
+	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(codec{proto: encoding.GetCodecV2(grpcproto.Name)}),
+		grpc.ChainStreamInterceptor(boundStreams),
+	}
 }
 
-// codec is gRPC's proto codec, except that an *encodedFlightData is sent as it is.
+// codec is gRPC's proto codec, except that an *encodedFlightData is sent as it is and request
+// messages are bounded (unmarshalBounded).
 type codec struct{ proto encoding.CodecV2 }
 
 func (c codec) Marshal(v any) (mem.BufferSlice, error) {
@@ -52,7 +61,9 @@ func (c codec) Marshal(v any) (mem.BufferSlice, error) {
 	return c.proto.Marshal(v)
 }
 
-func (c codec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unmarshal(data, v) }
+func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
+	return unmarshalBounded(data, v, c.proto.Unmarshal)
+}
 
 func (c codec) Name() string { return c.proto.Name() }
 

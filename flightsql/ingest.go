@@ -115,15 +115,20 @@ func checkIngest(cmd flightsql.StatementIngest) error {
 // empty DoPutPreparedStatementResult, is zero bytes), which is what an empty ingest or an
 // update with no parameter rows answers. With idle > 0, a wait of more than idle for the
 // client's next message ends the call with DEADLINE_EXCEEDED (errPutIdle): the write it
-// feeds fails and stores nothing, releasing its transaction.
+// feeds fails and stores nothing, releasing its transaction. A prepared statement query's
+// parameter messages are bounded before they are decoded (boundPut).
 func ServePut(stream flight.FlightService_DoPutServer, idle time.Duration, next func(flight.FlightService_DoPutServer) error) error {
-	checked := CheckedPutStream(stream)
+	bounded := &boundedPutStream{FlightService_DoPutServer: stream}
+	checked := CheckedPutStream(bounded)
 	if idle > 0 {
 		checked = &idlePutStream{FlightService_DoPutServer: checked, idle: idle}
 	}
 	first, err := checked.Recv()
 	if errors.Is(err, io.EOF) {
 		return stream.Send(&flight.PutResult{AppMetadata: emptyUpdateResult})
+	}
+	if err == nil {
+		boundPut(bounded, first)
 	}
 	return next(&peekedPutStream{FlightService_DoPutServer: checked, first: first, err: err})
 }

@@ -146,6 +146,9 @@ const (
 	maxBindingsBytes = 64 << 20
 )
 
+// errParamsTooLarge refuses a binding over MaxBindingBytes.
+var errParamsTooLarge = status.Errorf(codes.InvalidArgument, "parameters are larger than %d bytes", MaxBindingBytes)
+
 // Server is a Flight SQL server over an Engine. Create it with NewServer and register it with
 // flight.NewServerWithMiddleware via flightsql.NewFlightServer. Safe for concurrent use.
 type Server struct {
@@ -619,7 +622,7 @@ func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.
 		return nil, err
 	}
 	if buf.Len() > MaxBindingBytes {
-		return nil, status.Errorf(codes.InvalidArgument, "parameters are larger than %d bytes", MaxBindingBytes)
+		return nil, errParamsTooLarge
 	}
 	if rows != 1 {
 		return nil, status.Errorf(codes.InvalidArgument, "a query binds exactly one row of parameters, got %d", rows)
@@ -674,6 +677,11 @@ func (s *Server) copyParams(rdr flight.MessageReader) (buf *bytes.Buffer, rows i
 	}
 	if err := rdr.Err(); err != nil {
 		_ = w.Close()
+		for _, known := range []error{errParamsTooLarge, errPutIdle} {
+			if errors.Is(err, known) {
+				return nil, 0, nil, known
+			}
+		}
 		return nil, 0, nil, errParamStream
 	}
 	if err := w.Close(); err != nil {

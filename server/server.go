@@ -257,7 +257,8 @@ func (e fragmentEngine) Fragments(ctx context.Context, sql string, substraitPlan
 var _ flightsql.FragmentEngine = fragmentEngine{}
 
 // MaxRecvBytes is the server's gRPC receive limit, raised above gRPC's 4 MiB default for
-// DoPut parameter and ingest streams.
+// DoPut parameter and ingest streams; every other request message is refused over
+// flightsql.MaxRequestBytes (4 MiB) before it is decoded.
 const MaxRecvBytes = 64 << 20
 
 // withDefaults applies the settings convention (internal/setting: 0 is the default, a
@@ -325,6 +326,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	hr := newHealthReporter(storeProbes(cfg.Hot, cfg.Archive), cfg.HealthInterval, cfg.Logger)
 	stopCtx, stop := context.WithCancel(context.Background())
 	watchCtx, endWatches := context.WithCancel(stopCtx)
+	// flightsql.ServerOptions first: the stream interceptors after it read requests bounded.
 	opts := append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
@@ -334,6 +336,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// First, so that the refusals of the interceptors after it are logged too.
 	opts = append(opts, querylog.ServerOptions(querylog.Config{Logger: cfg.Logger, Tickets: fs, Statements: cfg.LogStatements, Registry: queries})...)
+	// Refuses unary requests over flightsql.MaxRequestBytes, logged.
+	opts = append(opts, grpc.ChainUnaryInterceptor(flightsql.RefuseOversized))
 	opts = append(opts, recovering()...)
 	opts = append(opts, stoppable(stopCtx, watchCtx)...)
 	if cfg.Auth != nil {
