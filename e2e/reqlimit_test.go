@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -138,4 +139,41 @@ func TestOversizedRequestsRefused(t *testing.T) {
 		t.Fatalf("ingest of one %d-row batch of ~12 MB = %d, %v", len(evs), n, err)
 	}
 	sameEvents(t, "after the big batch", readEvents(t, cl, now), evs)
+}
+
+// TestMalformedActionBodyRefused: an action whose body is not its message (an empty body for
+// CreatePreparedStatement, whose body is an Any) is INVALID_ARGUMENT naming the message, never
+// protobuf's own wording (trial 32 m3); the same action well formed is answered.
+func TestMalformedActionBodyRefused(t *testing.T) {
+	srv := eventsServer(t, "sqlite")
+	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fc := flight.NewFlightServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	action := func(body []byte) error {
+		st, err := fc.DoAction(ctx, &flight.Action{Type: "CreatePreparedStatement", Body: body})
+		for err == nil {
+			_, err = st.Recv()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	wantCode(t, "an empty body", action(nil), codes.InvalidArgument, "must hold a google.protobuf.Any of an arrow.flight.protocol.sql.ActionCreatePreparedStatementRequest")
+	body, err := anypb.New(&pb.ActionCreatePreparedStatementRequest{Query: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := action(b); err != nil {
+		t.Fatalf("a well-formed CreatePreparedStatement: %v", err)
+	}
 }

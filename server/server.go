@@ -562,6 +562,9 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 	if !querylog.KnownAction(cmd.GetType()) {
 		return status.Error(codes.Unimplemented, "action type is not supported")
 	}
+	if err := flightsql.CheckActionBody(cmd); err != nil {
+		return err
+	}
 	return g.FlightServer.DoAction(cmd, stream)
 }
 
