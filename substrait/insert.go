@@ -256,7 +256,7 @@ func insertColumns(def routing.TableDef, cols []*pg.Node) ([4]int, error) {
 
 // insertLiteral reads one VALUES item for column col.
 func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, error) {
-	name := [4]string{def.PartitionColumn, TimestampColumn, IDColumn, ValueColumn}[col]
+	name := insertColumnName(def, col)
 	if p := n.GetParamRef(); p != nil {
 		if p.GetNumber() < 1 {
 			return insertValue{}, errorf(InvalidArgument, "parameter numbers start at $1")
@@ -281,7 +281,7 @@ func insertLiteral(def routing.TableDef, col int, n *pg.Node) (insertValue, erro
 	case c == nil:
 		return insertValue{}, &Error{Code: Unimplemented, Msg: fmt.Sprintf("expressions in VALUES are not supported: column %s takes a string literal or a parameter", name)}
 	case c.GetIsnull():
-		return insertValue{}, errorf(InvalidArgument, "column %s must not be NULL", name)
+		return insertValue{}, refused(InvalidArgument, "23502", "column %s must not be NULL", name)
 	case c.GetSval() == nil:
 		return insertValue{}, errorf(InvalidArgument, "column %s takes a string literal or a parameter", name)
 	}
@@ -349,6 +349,9 @@ func (s *Insert) Records(dst []routing.Record, params arrow.RecordBatch, row int
 		for col, v := range r {
 			text, at := []byte(v.text), v.at
 			if v.param > 0 {
+				if vals[v.param-1] == nil {
+					return dst[:n0], refused(InvalidArgument, "23502", "parameter $%d is NULL: column %s must not be NULL", v.param, insertColumnName(s.table, col))
+				}
 				if text, at, err = insertParam(s.params[v.param-1], vals[v.param-1], v.param); err != nil {
 					return dst[:n0], err
 				}
@@ -367,6 +370,11 @@ func (s *Insert) Records(dst []routing.Record, params arrow.RecordBatch, row int
 		dst = append(dst, rec)
 	}
 	return dst, nil
+}
+
+// insertColumnName is the name of def's column at position col (insPartition…insValue).
+func insertColumnName(def routing.TableDef, col int) string {
+	return [4]string{def.PartitionColumn, TimestampColumn, IDColumn, ValueColumn}[col]
 }
 
 // insertParam converts a bound parameter value (arrowValue's Go value) for a column of kind k.

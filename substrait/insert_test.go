@@ -1,6 +1,7 @@
 package substrait_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,21 @@ func TestInsertParameters(t *testing.T) {
 	if len(recs) != 2 || string(recs[1].PartitionKey) != "h" || !recs[0].EventTime.Equal(time.Date(2026, 1, 1, 0, 0, 0, 1000, time.UTC)) ||
 		!recs[1].EventTime.Equal(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)) || string(recs[1].Value) != "v2" {
 		t.Fatalf("records %+v", recs)
+	}
+	// A NULL parameter is PostgreSQL's not_null_violation naming the parameter and its column
+	// (trial 32 m4: it was called a type error); nothing of the row is returned.
+	nb := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer nb.Release()
+	nb.Field(0).(*array.StringBuilder).Append("g")
+	nb.Field(1).(*array.StringBuilder).Append("2026-01-01")
+	nb.Field(2).(*array.StringBuilder).AppendNull()
+	nb.Field(3).(*array.BinaryBuilder).Append([]byte("v"))
+	nullRec := nb.NewRecordBatch()
+	defer nullRec.Release()
+	got, err := ins.Records(recs[:0], nullRec, 0)
+	var e *substrait.Error
+	if !errors.As(err, &e) || e.Code != substrait.InvalidArgument || e.SQLState != "23502" || e.Msg != "parameter $3 is NULL: column id must not be NULL" || len(got) != 0 {
+		t.Fatalf("a NULL id: %d records, %v", len(got), err)
 	}
 	two, err := substrait.PrepareInsert(`INSERT INTO messages VALUES ($1, $2, 'x', $3), ($1, $2, 'y', $3)`, cat)
 	if err != nil || two.ParameterSchema().NumFields() != 3 || two.Rows() != 2 {
