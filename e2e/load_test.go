@@ -53,9 +53,9 @@ const requestTimeout = 60 * time.Second
 // and counted), COUNT(*), a poll to completion and GetTables. Every request either succeeds
 // with the right answer or is refused with UNAVAILABLE; none takes longer than
 // requestTimeout. Every UNAVAILABLE is admission control's and names the limit it hit
-// (isAdmissionRefusal), and is counted per request kind: a poll refused so (the first
-// PollFlightInfo plans, its background run waits for a query slot, a later PollFlightInfo
-// reports the refusal) counts as a refused poll, not as a failed or ordinary request. Meanwhile appends to another partition keep succeeding. The server's peak
+// (isAdmissionRefusal), and is counted per request kind: a poll refused so (its background
+// run waits in the polls' own queue and is not refused, but the DoGet of its endpoint is
+// admitted as any query stream) counts as a refused poll, not as a failed or ordinary request. Meanwhile appends to another partition keep succeeding. The server's peak
 // RSS (VmHWM) stays under 512 MiB and is reported; afterwards its goroutines (from its
 // /debug/pprof endpoint) and its PostgreSQL connections in use (pg_stat_activity, by its
 // application_name) return to their baseline.

@@ -24,8 +24,8 @@ import (
 // PollFlightInfoStatement, PollFlightInfoSubstraitPlan and PollFlightInfoPreparedStatement)
 // for long queries. The first PollFlightInfo plans the query as GetFlightInfo does (its
 // fragments, one per endpoint) and runs it in the background on this process, one fragment
-// after another, under admission control (Config.Admit: it waits for a query slot like a DoGet
-// and runs under the query timeout) and the engine's per-query ledger; the result batches of
+// after another, under admission control (Config.Admit: it waits for a query slot — the
+// server's poll share of them, in a queue of its own — and runs under the query timeout) and the engine's per-query ledger; the result batches of
 // each completed fragment are kept in memory and its endpoint is appended to the PollInfo's
 // FlightInfo. Each answer carries the progress (the query's buckets read of its total, at most
 // 0.99 until the last batch is kept, then 1.0), the rows and buckets so far in the FlightInfo's
@@ -67,6 +67,9 @@ type pollMetadata struct {
 	// EndpointsDone of Endpoints are listed in the FlightInfo.
 	EndpointsDone int `json:"endpoints_done"`
 	Endpoints     int `json:"endpoints"`
+	// Queued is true while the run waits for its query slot (Config.Admit: polls wait in a
+	// queue of their own), false once it got one or ended.
+	Queued bool `json:"queued"`
 }
 
 // polls is the registry of this process's polls by id, with the budget of the batches they
@@ -145,6 +148,7 @@ type poll struct {
 	runBuckets  int              // the running fragment's buckets
 	progress    float64          // the last reported
 	finished    bool
+	admitted    bool  // the run got its query slot, or ended waiting
 	closed      bool  // expired or cancelled: nothing is kept any more
 	err         error // a gRPC status
 	expires     time.Time
@@ -353,6 +357,9 @@ func (s *Server) runPoll(ctx context.Context, p *poll, done func()) {
 	defer panics.Handle("poll", func(err error) { s.failPoll(p, ctx, err) })
 	if s.admit != nil {
 		actx, release, err := s.admit(ctx)
+		p.mu.Lock()
+		p.admitted = true
+		p.mu.Unlock()
 		if err != nil {
 			s.failPoll(p, ctx, err)
 			return
@@ -503,7 +510,7 @@ func (s *Server) pollInfo(p *poll) (*flight.PollInfo, error) {
 	}
 	progress = max(progress, p.progress)
 	p.progress = progress
-	meta, err := json.Marshal(pollMetadata{BucketsDone: done, Buckets: p.total, Rows: p.rows, EndpointsDone: len(p.endpoints), Endpoints: len(p.frags)})
+	meta, err := json.Marshal(pollMetadata{BucketsDone: done, Buckets: p.total, Rows: p.rows, EndpointsDone: len(p.endpoints), Endpoints: len(p.frags), Queued: s.admit != nil && !p.admitted})
 	if err != nil {
 		return nil, s.toStatus(err)
 	}

@@ -105,11 +105,13 @@ type Config struct {
 	// Analytical makes the analytical mode every session's default (OptionAnalytical "on";
 	// serve --analytical); a session may still turn it off.
 	Analytical bool
-	// Admit, when set, admits the background run of a poll (PollFlightInfo) as a DoGet of a
-	// query is admitted: it waits for a query slot and returns the context the run uses (with
-	// the query's wall-time limit, whose cancellation cause should be a gRPC status) and the
-	// function giving the slot back (called once), or a gRPC status error (UNAVAILABLE when
-	// the server is busy or draining).
+	// Admit, when set, admits the background run of a poll (PollFlightInfo): it waits for a
+	// query slot (the server's, server/admission.go: one of the polls' share, in a queue of
+	// their own, until the slot or the run's cancellation by expiry or CancelFlightInfo) and
+	// returns the context the run uses (with the query's wall-time limit, whose cancellation
+	// cause should be a gRPC status) and the function giving the slot back (called once), or
+	// a gRPC status error (UNAVAILABLE when the server is draining). Meanwhile the poll's
+	// progress is 0 and its app_metadata says "queued" (poll.go).
 	Admit func(ctx context.Context) (context.Context, func(), error)
 	// PollTTL is how long a poll is kept without being asked about (default DefaultPollTTL);
 	// PollMemory bounds the bytes of result batches all polls keep together (default

@@ -33,17 +33,21 @@ const retryPushback = "1000"
 // beyond max running queries a query waits up to wait for a slot, at most maxQueued wait, and
 // the rest are refused at once with UNAVAILABLE, which clients and load balancers treat as
 // retriable (another replica, or later). When draining, queued and new queries are refused
-// the same way. Safe for concurrent use.
+// the same way. Polls' background runs (admitPoll) take the same slots but at most a share of
+// them, and wait for it in a queue of their own. Safe for concurrent use.
 type admission struct {
 	slots     chan struct{} // one token per running query
+	polls     chan struct{} // one token per poll run holding a slot or waiting for one
 	maxQueued int
 	wait      time.Duration
 
-	mu       sync.Mutex
-	queued   int
-	running  int
-	draining chan struct{} // closed by drain
-	idle     chan struct{} // made by drain; closed once no query runs
+	mu           sync.Mutex
+	queued       int
+	running      int
+	pollsQueued  int           // poll runs waiting (for a token of polls, then a slot)
+	pollsRunning int           // poll runs holding a slot
+	draining     chan struct{} // closed by drain
+	idle         chan struct{} // made by drain; closed once no query runs
 
 	m admissionMetrics
 }
@@ -57,14 +61,21 @@ type admissionMetrics struct {
 }
 
 // newAdmission returns a controller for maxRunning queries (≥ 1) and maxQueued waiting ones
-// (≥ 0), each waiting at most wait (> 0).
-func newAdmission(maxRunning, maxQueued int, wait time.Duration) *admission {
-	return newAdmissionMeter(maxRunning, maxQueued, wait, otel.Meter("flightsrv"))
+// (≥ 0), each waiting at most wait (> 0), of which at most maxPolls (clamped to [1,
+// maxRunning]; PollShare gives the default) are polls' runs.
+func newAdmission(maxRunning, maxQueued, maxPolls int, wait time.Duration) *admission {
+	return newAdmissionMeter(maxRunning, maxQueued, maxPolls, wait, otel.Meter("flightsrv"))
 }
 
+// PollShare returns the default of Config.MaxPollQueries for maxQueries slots: half of them
+// (rounded down), at least 1, so that polls leave at least half of the slots to query streams
+// (with a single slot, polls and streams share it).
+func PollShare(maxQueries int) int { return max(1, maxQueries/2) }
+
 // newAdmissionMeter is newAdmission with its instruments made from meter.
-func newAdmissionMeter(maxRunning, maxQueued int, wait time.Duration, meter metric.Meter) *admission {
-	a := &admission{slots: make(chan struct{}, maxRunning), maxQueued: maxQueued, wait: wait, draining: make(chan struct{})}
+func newAdmissionMeter(maxRunning, maxQueued, maxPolls int, wait time.Duration, meter metric.Meter) *admission {
+	a := &admission{slots: make(chan struct{}, maxRunning), polls: make(chan struct{}, min(max(maxPolls, 1), maxRunning)),
+		maxQueued: maxQueued, wait: wait, draining: make(chan struct{})}
 	a.m.refusals, _ = meter.Int64Counter("flightsrv.admission.refusals", metric.WithUnit("{query}"),
 		metric.WithDescription("Queries refused by admission control, by reason (full, wait, draining)."))
 	a.m.wait, _ = meter.Float64Histogram("flightsrv.admission.wait", metric.WithUnit("s"),
@@ -79,6 +90,8 @@ func newAdmissionMeter(maxRunning, maxQueued int, wait time.Duration, meter metr
 	}
 	gauge("flightsrv.admission.running", "Queries running.", func() int { r, _ := a.inFlight(); return r })
 	gauge("flightsrv.admission.queued", "Queries waiting for a slot.", func() int { _, q := a.inFlight(); return q })
+	gauge("flightsrv.admission.polls_running", "Polls' background runs holding a slot (counted in running too).", func() int { r, _ := a.pollsInFlight(); return r })
+	gauge("flightsrv.admission.polls_queued", "Polls' background runs waiting for a slot (not counted in queued).", func() int { _, q := a.pollsInFlight(); return q })
 	return a
 }
 
@@ -140,6 +153,62 @@ func (a *admission) admit(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// admitPoll admits the background run of a poll (PollFlightInfo): it waits for one of the
+// polls' cap(a.polls) places, then for a query slot, and returns the function that gives both
+// back (call it exactly once). So polls never hold more than cap(a.polls) slots together and
+// at least cap(a.slots)-cap(a.polls) are always left to query streams, however many polls
+// clients start and abandon. A poll is asynchronous — its client keeps polling and sees
+// progress 0 while it waits — so it waits in a queue of its own, bounded only by ctx (the
+// poll's run: cancelled when the poll expires unasked or is cancelled) and draining: it takes
+// none of the places of the queue of admit (maxQueued) and is never refused for waiting
+// (wait). Errors are UNAVAILABLE when the server drains, else the context's own status.
+func (a *admission) admitPoll(ctx context.Context) (release func(), err error) {
+	if a.isDraining() {
+		return nil, a.refused(ctx, "draining", refuse(ctx, flightsql.ErrShuttingDown))
+	}
+	a.mu.Lock()
+	a.pollsQueued++
+	a.mu.Unlock()
+	dequeue := func(running int) {
+		a.mu.Lock()
+		a.pollsQueued--
+		a.pollsRunning += running
+		a.mu.Unlock()
+	}
+	select {
+	case a.polls <- struct{}{}:
+	case <-a.draining:
+		dequeue(0)
+		return nil, a.refused(ctx, "draining", refuse(ctx, flightsql.ErrShuttingDown))
+	case <-ctx.Done():
+		dequeue(0)
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+	select {
+	case a.slots <- struct{}{}:
+	case <-a.draining:
+		<-a.polls
+		dequeue(0)
+		return nil, a.refused(ctx, "draining", refuse(ctx, flightsql.ErrShuttingDown))
+	case <-ctx.Done():
+		<-a.polls
+		dequeue(0)
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+	dequeue(1)
+	rel := a.started()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.mu.Lock()
+			a.pollsRunning--
+			a.mu.Unlock()
+			rel()
+			<-a.polls
+		})
+	}, nil
+}
+
 // started counts a query that got a slot and returns its release.
 func (a *admission) started() func() {
 	a.mu.Lock()
@@ -183,6 +252,14 @@ func (a *admission) inFlight() (running, queued int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.running, a.queued
+}
+
+// pollsInFlight returns the numbers of polls' runs holding a slot (counted by inFlight's
+// running too) and waiting for one (not counted by inFlight's queued).
+func (a *admission) pollsInFlight() (running, queued int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pollsRunning, a.pollsQueued
 }
 
 // refuse returns the client's status of an admission refusal (flightsql.Status: UNAVAILABLE

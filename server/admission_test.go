@@ -49,7 +49,7 @@ func waitQueued(t *testing.T, a *admission, n int) {
 
 func TestAdmissionQueuesThenRefuses(t *testing.T) {
 	ctx := context.Background()
-	a := newAdmission(2, 1, time.Hour)
+	a := newAdmission(2, 1, 1, time.Hour)
 	r1, err := a.admit(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestAdmissionQueuesThenRefuses(t *testing.T) {
 
 func TestAdmissionWaitExpires(t *testing.T) {
 	ctx := context.Background()
-	a := newAdmission(1, 4, 20*time.Millisecond)
+	a := newAdmission(1, 4, 1, 20*time.Millisecond)
 	release, err := a.admit(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestAdmissionWaitExpires(t *testing.T) {
 }
 
 func TestAdmissionCallerGoesAway(t *testing.T) {
-	a := newAdmission(1, 4, time.Hour)
+	a := newAdmission(1, 4, 1, time.Hour)
 	release, err := a.admit(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestAdmissionCallerGoesAway(t *testing.T) {
 
 func TestAdmissionDrain(t *testing.T) {
 	ctx := context.Background()
-	a := newAdmission(1, 4, time.Hour)
+	a := newAdmission(1, 4, 1, time.Hour)
 	release, err := a.admit(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestAdmissionDrain(t *testing.T) {
 	}
 	release()
 	<-idle
-	idleAtOnce := newAdmission(1, 0, time.Hour).drain()
+	idleAtOnce := newAdmission(1, 0, 1, time.Hour).drain()
 	select {
 	case <-idleAtOnce:
 	default:
@@ -139,7 +139,7 @@ func TestAdmissionDrain(t *testing.T) {
 // waits are timed (issue 20).
 func TestAdmissionMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	a := newAdmissionMeter(1, 1, 20*time.Millisecond, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("flightsrv"))
+	a := newAdmissionMeter(1, 1, 1, 20*time.Millisecond, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)).Meter("flightsrv"))
 	ctx := context.Background()
 	release, err := a.admit(ctx)
 	if err != nil {
@@ -190,5 +190,115 @@ func TestConfigDefaultsOfSettingsThatCannotBeOff(t *testing.T) {
 	}
 	if c.MaxQueued != 0 || c.QueryTimeout != 0 {
 		t.Fatalf("negative MaxQueued %d and QueryTimeout %v should be off (0 below the struct)", c.MaxQueued, c.QueryTimeout)
+	}
+}
+
+// waitPolls waits until running polls hold slots and queued wait.
+func waitPolls(t *testing.T, a *admission, running, queued int) {
+	t.Helper()
+	for range 5000 {
+		if r, q := a.pollsInFlight(); r == running && q == queued {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	r, q := a.pollsInFlight()
+	t.Fatalf("polls: %d running, %d queued; want %d, %d", r, q, running, queued)
+}
+
+// TestAdmissionPollShare: polls' runs hold at most their share of the slots; more wait in
+// their own queue, taking none of the queue's places and never refused for waiting, so query
+// streams still get the other slots at once, and find their queue empty. A waiting poll gets
+// the share's next free place; one whose run is cancelled leaves the queue with its
+// context's status; draining refuses waiting polls.
+func TestAdmissionPollShare(t *testing.T) {
+	ctx := context.Background()
+	a := newAdmission(4, 0, 2, 10*time.Millisecond) // no queue, a short wait: any wait of a stream is a refusal
+	type admitted struct {
+		release func()
+		err     error
+	}
+	polls := make(chan admitted, 10)
+	pctx, cancelPolls := context.WithCancel(ctx)
+	for range 6 {
+		go func() {
+			r, err := a.admitPoll(pctx)
+			polls <- admitted{r, err}
+		}()
+	}
+	first := []admitted{<-polls, <-polls}
+	for _, p := range first {
+		if p.err != nil {
+			t.Fatal(p.err)
+		}
+	}
+	waitPolls(t, a, 2, 4)
+	if run, q := a.inFlight(); run != 2 || q != 0 {
+		t.Fatalf("%d running, %d queued: the queue of streams holds polls", run, q)
+	}
+	var streams []func()
+	for range 2 { // the slots left to streams, at once
+		r, err := a.admit(ctx)
+		if err != nil {
+			t.Fatalf("a stream beside 6 polls: %v", err)
+		}
+		streams = append(streams, r)
+	}
+	_, err := a.admit(ctx)
+	wantRefusal(t, err, "4 running") // every slot is taken now: polls 2, streams 2
+	for _, r := range streams {
+		r()
+	}
+	first[0].release()
+	next := <-polls // a waiting poll takes the freed place of the share
+	if next.err != nil {
+		t.Fatal(next.err)
+	}
+	waitPolls(t, a, 2, 3)
+	cancelPolls()
+	for range 3 {
+		if p := <-polls; status.Code(p.err) != codes.Canceled {
+			t.Fatalf("a waiting poll cancelled: %v", p.err)
+		}
+	}
+	waitPolls(t, a, 2, 0)
+	queued := make(chan error, 1)
+	go func() { _, err := a.admitPoll(ctx); queued <- err }()
+	waitPolls(t, a, 2, 1)
+	a.drain()
+	wantRefusal(t, <-queued, "shutting down")
+	_, err = a.admitPoll(ctx)
+	wantRefusal(t, err, "shutting down")
+	first[1].release()
+	next.release()
+	first[1].release() // a second call does nothing
+	if run, _ := a.inFlight(); run != 0 {
+		t.Fatalf("%d running after every release", run)
+	}
+	waitPolls(t, a, 0, 0)
+}
+
+// TestAdmissionPollShareBounds: the share is clamped to [1, slots], and PollShare is half the
+// slots, at least one.
+func TestAdmissionPollShareBounds(t *testing.T) {
+	for _, c := range []struct{ slots, polls, want int }{{4, 0, 1}, {4, 9, 4}, {3, 2, 2}} {
+		if got := cap(newAdmission(c.slots, 0, c.polls, time.Second).polls); got != c.want {
+			t.Errorf("%d slots, share %d: %d", c.slots, c.polls, got)
+		}
+	}
+	for _, c := range [][2]int{{1, 1}, {2, 1}, {3, 1}, {8, 4}, {9, 4}} {
+		if got := PollShare(c[0]); got != c[1] {
+			t.Errorf("PollShare(%d) = %d, want %d", c[0], got, c[1])
+		}
+	}
+	c := Config{MaxQueries: 6, MaxPollQueries: -1}
+	c.withDefaults()
+	if c.MaxPollQueries != 3 {
+		t.Errorf("a negative MaxPollQueries of 6 slots: %d, want the default 3", c.MaxPollQueries)
+	}
+	c = Config{MaxQueries: 2, MaxPollQueries: 5}
+	c.withDefaults()
+	if c.MaxPollQueries != 2 {
+		t.Errorf("MaxPollQueries 5 of 2 slots: %d", c.MaxPollQueries)
 	}
 }

@@ -158,6 +158,13 @@ type Config struct {
 	MaxQueries int
 	MaxQueued  int
 	QueueWait  time.Duration
+	// MaxPollQueries bounds the slots of MaxQueries that polls' background runs
+	// (PollFlightInfo) hold at once (default PollShare(MaxQueries); clamped to MaxQueries;
+	// cannot be off): the others are left to query streams, so polls started and abandoned
+	// cannot starve them. Polls beyond it wait in a queue of their own, without MaxQueued's
+	// bound or QueueWait's refusal, until their slot, their expiry (PollTTL) or their cancel
+	// (admission.go's admitPoll).
+	MaxPollQueries int
 	// QueryTimeout bounds the wall time of one query's stream, from admission to its last
 	// batch (default DefaultQueryTimeout; negative: no bound). A query past it ends with
 	// DEADLINE_EXCEEDED naming the limit.
@@ -274,6 +281,7 @@ func (c *Config) withDefaults() {
 	c.MaxQueries = setting.Required(c.MaxQueries, DefaultMaxQueries)
 	c.MaxQueued = setting.Bound(c.MaxQueued, DefaultMaxQueued)
 	c.QueueWait = setting.Required(c.QueueWait, DefaultQueueWait)
+	c.MaxPollQueries = min(setting.Required(c.MaxPollQueries, PollShare(c.MaxQueries)), c.MaxQueries)
 	c.DrainTimeout = setting.Bound(c.DrainTimeout, DefaultDrainTimeout)
 	c.HealthInterval = setting.Required(c.HealthInterval, DefaultHealthInterval)
 	c.QueryTimeout = setting.Bound(c.QueryTimeout, DefaultQueryTimeout)
@@ -313,7 +321,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm := newAdmission(cfg.MaxQueries, cfg.MaxQueued, cfg.QueueWait)
+	adm := newAdmission(cfg.MaxQueries, cfg.MaxQueued, cfg.MaxPollQueries, cfg.QueueWait)
 	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, setting.Bound(cfg.TotalQueryMemory, query.DefaultTotalMemory), enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
@@ -689,11 +697,11 @@ func capQueryReads(hot routing.HotStore, n int, wait time.Duration) (routing.Hot
 }
 
 // admitPoll returns the admission of polls' background runs (flightsql.Config.Admit): a
-// query slot as for a DoGet of a query, counted as a stream for the memory limit, under the
-// query timeout (0: none).
+// query slot of the polls' share, waited for in the polls' own queue (admission.admitPoll),
+// counted as a stream for the memory limit, under the query timeout (0: none).
 func admitPoll(adm *admission, mem *memoryLimit, timeout time.Duration) func(context.Context) (context.Context, func(), error) {
 	return func(ctx context.Context) (context.Context, func(), error) {
-		release, err := adm.admit(ctx)
+		release, err := adm.admitPoll(ctx)
 		if err != nil {
 			return nil, nil, err
 		}

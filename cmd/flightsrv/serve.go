@@ -62,6 +62,7 @@ type serveConfig struct {
 	sec             securityConfig
 	maxQueries      int
 	maxQueued       int
+	maxPollQueries  int
 	analytical      bool
 	analyticalParts int
 	queueWait       time.Duration
@@ -119,6 +120,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.IntVar(&c.maxQueries, "max-queries", server.DefaultMaxQueries, "queries executing at once; more wait in a queue (UNAVAILABLE beyond it; 0: the default)")
 	fs.IntVar(&c.maxQueued, "max-queued", server.DefaultMaxQueued, "queries waiting for a slot beyond --max-queries (0: the default; negative: none wait)")
 	fs.DurationVar(&c.queueWait, "queue-wait", server.DefaultQueueWait, "how long a query waits for a slot before UNAVAILABLE (0: the default)")
+	fs.IntVar(&c.maxPollQueries, "max-poll-queries", 0, "of the --max-queries slots, those PollFlightInfo queries may hold at once; more polls wait in their own queue until --poll-ttl (0: the default, half of --max-queries, at least 1)")
 	fs.DurationVar(&c.queryTimeout, "query-timeout", server.DefaultQueryTimeout, "wall time one query's stream may take (DEADLINE_EXCEEDED beyond; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "on SIGTERM or SIGINT: how long running queries may finish before they are cancelled (new ones are refused at once; 0: the default; negative, e.g. -1s: cancel at once)")
 	fs.DurationVar(&c.healthInterval, "health-interval", server.DefaultHealthInterval, "how often the hot store and the archive are probed for gRPC health checking: health answers NOT_SERVING within one interval of either failing, SERVING again after (0: the default)")
@@ -188,7 +190,7 @@ func (c *serveConfig) mustNotBeNegative() []struct {
 		negative bool
 	}{
 		{"--fanout", c.fanout < 0}, {"--max-partitions", c.maxParts < 0},
-		{"--max-queries", c.maxQueries < 0}, {"--queue-wait", c.queueWait < 0},
+		{"--max-queries", c.maxQueries < 0}, {"--queue-wait", c.queueWait < 0}, {"--max-poll-queries", c.maxPollQueries < 0},
 		{"--poll-ttl", c.pollTTL < 0}, {"--query-connection-wait", c.queryConnWait < 0},
 		{"--ticket-ttl", c.ticketTTL < 0}, {"--endpoint-buckets", c.endpointBkts < 0}, {"--max-endpoints", c.maxEndpoints < 0},
 		{"--damage-memory", c.damageMemory < 0}, {"--health-interval", c.healthInterval < 0},
@@ -317,7 +319,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
 		MetricsListen: cfg.metricsListen, MetricsHandler: tel.Handler(), DebugListen: cfg.debugListen,
 		GoMemoryLimit: memLimit, GoMemoryLimitPerStream: memPerStream, Version: version, LogStatements: cfg.logStatements, Admins: cfg.sec.adminList(),
-		MaxQueries: cfg.maxQueries, MaxQueued: cfg.maxQueued, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: cfg.drainTimeout,
+		MaxQueries: cfg.maxQueries, MaxQueued: cfg.maxQueued, MaxPollQueries: cfg.maxPollQueries, QueueWait: cfg.queueWait, QueryTimeout: cfg.queryTimeout, DrainTimeout: cfg.drainTimeout,
 		HealthInterval: cfg.healthInterval,
 	})
 	if err != nil {
