@@ -708,6 +708,12 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 			st = status.New(codes.Canceled, "query was cancelled")
 		case errors.Is(err, context.DeadlineExceeded):
 			st = status.New(codes.DeadlineExceeded, "query deadline exceeded")
+		case st.Code() == codes.Unavailable && st.Message() == grpcConnClosing:
+			// The call's connection ended under it (a client killed or gone, or its connection
+			// closed by the server: a stalled reader, a drain): nobody waits for the answer, and
+			// gRPC cancels the call's context with its connection (trial 32 m6: logged as a
+			// server failure).
+			st = status.New(codes.Canceled, "the call's connection closed")
 		}
 	}
 	again := false
@@ -821,6 +827,10 @@ func (l *callLogger) end(ctx context.Context, rec *Record, span trace.Span, meth
 		log.LogAttrs(ctx, slog.LevelDebug, "query error detail", slog.String("query_id", id), slog.String("err", ie.Cause.Error()))
 	}
 }
+
+// grpcConnClosing is gRPC's message (UNAVAILABLE) for a send or receive on a connection that
+// is closing.
+const grpcConnClosing = "transport is closing"
 
 // classify returns the level and message of a call's log line: "query failed" (error) when the
 // server could not answer, "query refused" (warning) when it would not, "query cancelled"

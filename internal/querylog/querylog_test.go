@@ -1,16 +1,21 @@
 package querylog
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/jackc/pgx/v5/pgconn"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
@@ -135,6 +140,31 @@ func TestTicketGivesTheQueryIDAndStatement(t *testing.T) {
 		}
 		if r.ID() != wantID || r.Statement() != want[1] {
 			t.Errorf("ticket %s: id %q statement %q, want %q %q", ticket, r.ID(), r.Statement(), wantID, want[1])
+		}
+	}
+}
+
+// TestConnectionClosedIsCancelled: a call that ends because its connection closed (gRPC's
+// UNAVAILABLE "transport is closing", a killed client) is logged as cancelled, at info, not as
+// a failure of the server (trial 32 m6); another UNAVAILABLE (a refusal) stays a failure.
+func TestConnectionClosedIsCancelled(t *testing.T) {
+	for msg, want := range map[string][2]string{
+		grpcConnClosing:                       {"INFO", "query cancelled"},
+		"waited 30s for one of 8 query slots": {"WARN", "query failed"},
+	} {
+		var buf bytes.Buffer
+		l := &callLogger{log: slog.New(slog.NewJSONHandler(&buf, nil)), refusals: refusals{byStmt: map[[32]byte]refusal{}}}
+		_, err := l.unary(context.Background(), &flight.FlightDescriptor{}, &grpc.UnaryServerInfo{FullMethod: "/" + FlightService + "/GetFlightInfo"},
+			func(context.Context, any) (any, error) { return nil, status.Error(codes.Unavailable, msg) })
+		if status.Code(err) != codes.Unavailable {
+			t.Fatalf("%s: the call's error became %v", msg, err)
+		}
+		var line struct{ Level, Msg, Code string }
+		if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+			t.Fatalf("%s: log %q: %v", msg, buf.String(), err)
+		}
+		if line.Level != want[0] || line.Msg != want[1] {
+			t.Errorf("%s: logged %s %q code %s, want %s %q", msg, line.Level, line.Msg, line.Code, want[0], want[1])
 		}
 	}
 }
