@@ -33,12 +33,7 @@ import (
 // times the limit is stored whole, and the server answers queries afterwards.
 func TestOversizedRequestsRefused(t *testing.T) {
 	srv := eventsServer(t, "postgres")
-	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fc := flight.NewFlightServiceClient(conn)
+	fc := rawFlightClient(t, srv.Addr())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -55,7 +50,7 @@ func TestOversizedRequestsRefused(t *testing.T) {
 	}
 	big := flightsql.MaxRequestBytes + 1<<20
 	const limit = "limit of 4194304 bytes"
-	_, err = fc.GetFlightInfo(ctx, statement(big))
+	_, err := fc.GetFlightInfo(ctx, statement(big))
 	wantCode(t, "GetFlightInfo", err, codes.ResourceExhausted, limit)
 	_, err = fc.GetSchema(ctx, statement(big))
 	wantCode(t, "GetSchema", err, codes.ResourceExhausted, limit)
@@ -145,13 +140,7 @@ func TestOversizedRequestsRefused(t *testing.T) {
 // CreatePreparedStatement, whose body is an Any) is INVALID_ARGUMENT naming the message, never
 // protobuf's own wording (trial 32 m3); the same action well formed is answered.
 func TestMalformedActionBodyRefused(t *testing.T) {
-	srv := eventsServer(t, "sqlite")
-	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fc := flight.NewFlightServiceClient(conn)
+	fc := rawFlightClient(t, eventsServer(t, "sqlite").Addr())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	action := func(body []byte) error {
@@ -176,4 +165,15 @@ func TestMalformedActionBodyRefused(t *testing.T) {
 	if err := action(b); err != nil {
 		t.Fatalf("a well-formed CreatePreparedStatement: %v", err)
 	}
+}
+
+// rawFlightClient is a plain Flight client of the server at addr, closed at the test's end.
+func rawFlightClient(t *testing.T, addr string) flight.FlightServiceClient {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return flight.NewFlightServiceClient(conn)
 }
