@@ -249,7 +249,8 @@ func checkRawRoots(b []byte) error {
 // rewriting or conversion (decodePlan), what checkPlanShape and checkPlanSize refuse by
 // counting alone: several roots, non-root relations beside one root, more relations than
 // MaxPlanRelations (every substrait.Rel message of the plan, a subquery's too). Each is
-// refused with the same error as theirs. Converting a plan of 10,000 copies of a root (2.7
+// refused with the same error as theirs. It also refuses the malformed groupings of
+// checkRawRels. Converting a plan of 10,000 copies of a root (2.7
 // MB) took 6.8 s before checkPlanShape saw it (BenchmarkRawPlanRefusal; checkRawRoots now
 // refuses that one before the bytes are decoded). A plan without a root is left to
 // checkPlanShape (after decoding, whose errors come first).
@@ -270,18 +271,28 @@ func checkRawPlan(pb *substraitpb.Plan) error {
 		return errSharedSubtrees()
 	}
 	n := 0
-	if countRawRels(pb.ProtoReflect(), &n) {
-		return errTooManyRelations()
-	}
-	return nil
+	return checkRawRels(pb.ProtoReflect(), &n)
 }
 
-// countRawRels adds to *n the substrait.Rel messages in m (m itself included), reporting
-// whether the count passed MaxPlanRelations (it stops there).
-func countRawRels(m protoreflect.Message, n *int) (over bool) {
-	if _, ok := m.Interface().(*substraitpb.Rel); ok {
+// checkRawRels adds to *n the substrait.Rel messages in m (m itself included), refusing the
+// plan once the count passes MaxPlanRelations (it stops there), and refuses an AggregateRel
+// whose grouping references a grouping expression it does not have (substrait-go reads the
+// reference as it is, and the relation's output type then indexes past its expressions):
+// ErrInvalidPlan naming the reference and the count.
+func checkRawRels(m protoreflect.Message, n *int) (err error) {
+	switch r := m.Interface().(type) {
+	case *substraitpb.Rel:
 		if *n++; *n > MaxPlanRelations {
-			return true
+			return errTooManyRelations()
+		}
+	case *substraitpb.AggregateRel:
+		k := len(r.GetGroupingExpressions())
+		for i, g := range r.GetGroupings() {
+			for _, ref := range g.GetExpressionReferences() {
+				if int64(ref) >= int64(k) {
+					return invalidPlan("grouping %d of an AggregateRel references grouping expression %d, and the relation has %d", i, ref, k)
+				}
+			}
 		}
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -289,16 +300,16 @@ func countRawRels(m protoreflect.Message, n *int) (over bool) {
 		case fd.Kind() != protoreflect.MessageKind || fd.IsMap():
 		case fd.IsList():
 			for i := range v.List().Len() {
-				if over = countRawRels(v.List().Get(i).Message(), n); over {
+				if err = checkRawRels(v.List().Get(i).Message(), n); err != nil {
 					return false
 				}
 			}
 		default:
-			over = countRawRels(v.Message(), n)
+			err = checkRawRels(v.Message(), n)
 		}
-		return !over
+		return err == nil
 	})
-	return over
+	return err
 }
 
 // checkClientRead refuses a client's read the executor cannot run as it is: a projection
