@@ -30,7 +30,7 @@ func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 // that declares one anchor twice with different functions, or whose AggregateRel grouping
 // references a grouping expression it does not have is malformed: ErrInvalidPlan
 // (InvalidArgument) naming the anchor or reference, not Unimplemented (checkAnchors,
-// checkRawRels). A declaration repeated as it is stays accepted.
+// rawCount.check). A declaration repeated as it is stays accepted.
 func TestMalformedClientPlans(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)

@@ -249,8 +249,8 @@ func checkRawRoots(b []byte) error {
 // rewriting or conversion (decodePlan), what checkPlanShape and checkPlanSize refuse by
 // counting alone: several roots, non-root relations beside one root, more relations than
 // MaxPlanRelations (every substrait.Rel message of the plan, a subquery's too). Each is
-// refused with the same error as theirs. It also refuses the malformed groupings of
-// checkRawRels. Converting a plan of 10,000 copies of a root (2.7
+// refused with the same error as theirs; so are more expression nodes than
+// MaxExpressionNodes (rawCount.check), and malformed groupings. Converting a plan of 10,000 copies of a root (2.7
 // MB) took 6.8 s before checkPlanShape saw it (BenchmarkRawPlanRefusal; checkRawRoots now
 // refuses that one before the bytes are decoded). A plan without a root is left to
 // checkPlanShape (after decoding, whose errors come first).
@@ -270,21 +270,42 @@ func checkRawPlan(pb *substraitpb.Plan) error {
 	case roots == 1 && others > 0:
 		return errSharedSubtrees()
 	}
-	n := 0
-	return checkRawRels(pb.ProtoReflect(), &n)
+	var c rawCount
+	return c.check(pb.ProtoReflect())
 }
 
-// checkRawRels adds to *n the substrait.Rel messages in m (m itself included), refusing the
-// plan once the count passes MaxPlanRelations (it stops there), and refuses an AggregateRel
-// whose grouping references a grouping expression it does not have (substrait-go reads the
-// reference as it is, and the relation's output type then indexes past its expressions):
-// ErrInvalidPlan naming the reference and the count.
-func checkRawRels(m protoreflect.Message, n *int) (err error) {
+// rawCount is checkRawPlan's count of a plan's relations and expression nodes.
+type rawCount struct {
+	rels, exprs int
+}
+
+// check counts the substrait.Rel messages in m (m itself included), refusing the plan once
+// the count passes MaxPlanRelations, and its expression nodes — each Expression message, a
+// literal counting one with what it nests, as does a literal outside an Expression (the rows
+// of a VirtualTable's values) — refusing it once past MaxExpressionNodes (checkPlanSize's
+// errors; it stops there). checkPlanSize does not see a VirtualTable's rows: a client's
+// VirtualTable of 300,000 one-column rows (3 MB) took about a minute to plan and stream. It
+// also refuses an AggregateRel whose grouping references a grouping expression it does not
+// have (substrait-go reads the reference as it is, and the relation's output type then indexes
+// past its expressions): ErrInvalidPlan naming the reference and the count.
+func (c *rawCount) check(m protoreflect.Message) (err error) {
 	switch r := m.Interface().(type) {
 	case *substraitpb.Rel:
-		if *n++; *n > MaxPlanRelations {
+		if c.rels++; c.rels > MaxPlanRelations {
 			return errTooManyRelations()
 		}
+	case *substraitpb.Expression:
+		if c.exprs++; c.exprs > MaxExpressionNodes {
+			return errTooManyExpressionNodes()
+		}
+		if r.GetLiteral() != nil {
+			return nil
+		}
+	case *substraitpb.Expression_Literal:
+		if c.exprs++; c.exprs > MaxExpressionNodes {
+			return errTooManyExpressionNodes()
+		}
+		return nil
 	case *substraitpb.AggregateRel:
 		k := len(r.GetGroupingExpressions())
 		for i, g := range r.GetGroupings() {
@@ -300,12 +321,12 @@ func checkRawRels(m protoreflect.Message, n *int) (err error) {
 		case fd.Kind() != protoreflect.MessageKind || fd.IsMap():
 		case fd.IsList():
 			for i := range v.List().Len() {
-				if err = checkRawRels(v.List().Get(i).Message(), n); err != nil {
+				if err = c.check(v.List().Get(i).Message()); err != nil {
 					return false
 				}
 			}
 		default:
-			err = checkRawRels(v.Message(), n)
+			err = c.check(v.Message())
 		}
 		return err == nil
 	})

@@ -7,6 +7,7 @@ import (
 
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // sizeRefusal checks that err is the size limit's refusal naming limit.
@@ -166,6 +167,72 @@ func TestRawPlanRefusals(t *testing.T) {
 func BenchmarkRawPlanRefusal(b *testing.B) {
 	cat := testCatalog(b)
 	raw := rootCopies(b, 10_000, 0)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := PrepareSubstrait(raw, cat, BindOptions{}); err == nil {
+			b.Fatal("accepted")
+		}
+	}
+}
+
+// valuesPlan returns the serialized plan of SELECT x FROM (VALUES (0), (1), …) AS t(x) (the
+// binder's VirtualTableReadRel of literals) with its rows repeated to n.
+func valuesPlan(t testing.TB, n int) []byte {
+	t.Helper()
+	var sb strings.Builder
+	sb.WriteString("SELECT x FROM (VALUES ")
+	for i := range min(n, 1000) {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d)", i)
+	}
+	sb.WriteString(") AS t(x)")
+	p, err := FromSQL(sb.String(), testCatalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	eachMessage(pb.ProtoReflect(), func(m protoreflect.Message) {
+		if vt, ok := m.Interface().(*substraitpb.ReadRel_VirtualTable); ok {
+			found = true
+			for i := 0; len(vt.Expressions) < n; i++ {
+				vt.Expressions = append(vt.Expressions, vt.Expressions[i])
+			}
+		}
+	})
+	if !found {
+		t.Fatal("no VirtualTable in the plan")
+	}
+	raw, err := proto.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestClientVirtualTableSize: a client plan's VirtualTable rows count as expression nodes
+// (rawCount.check): 1,000 rows are prepared, MaxExpressionNodes+1 are refused with the size
+// limit's error before the plan is converted.
+func TestClientVirtualTableSize(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	if _, err := PrepareSubstrait(valuesPlan(t, 1000), cat, BindOptions{}); err != nil {
+		t.Errorf("1,000 rows: %v", err)
+	}
+	_, err := PrepareSubstrait(valuesPlan(t, MaxExpressionNodes+1), cat, BindOptions{})
+	sizeRefusal(t, "a VirtualTable past the expression node limit", err, MaxExpressionNodes)
+}
+
+// BenchmarkClientVirtualTableRefusal measures refusing a client plan whose VirtualTable holds
+// 300,000 one-column rows (trial 33: about a minute to plan and stream).
+func BenchmarkClientVirtualTableRefusal(b *testing.B) {
+	cat := testCatalog(b)
+	raw := valuesPlan(b, 300_000)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		if _, err := PrepareSubstrait(raw, cat, BindOptions{}); err == nil {
