@@ -15,13 +15,7 @@ import (
 // (trial 33 m9).
 func BenchmarkSeriesCount(b *testing.B) {
 	ctx := context.Background()
-	st := openHot(b, b.TempDir())
-	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2}
-	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tbl := benchHotTable(b, time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC))
 	eng, err := query.New([]*routing.DurableTable{tbl}, query.Options{Pushdown: true})
 	if err != nil {
 		b.Fatal(err)

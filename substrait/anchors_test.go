@@ -9,6 +9,30 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// sqlPlanProto returns the message of sql's plan bound over cat.
+func sqlPlanProto(t testing.TB, cat Catalog, sql string) *substraitpb.Plan {
+	t.Helper()
+	p, err := FromSQL(sql, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pb
+}
+
+// marshalProto serializes pb.
+func marshalProto(t testing.TB, pb *substraitpb.Plan) []byte {
+	t.Helper()
+	raw, err := proto.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // eachMessage calls fn on m and every message below it.
 func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 	fn(m)
@@ -34,27 +58,9 @@ func eachMessage(m protoreflect.Message, fn func(protoreflect.Message)) {
 func TestMalformedClientPlans(t *testing.T) {
 	t.Parallel()
 	cat := testCatalog(t)
-	bound := func(sql string) *substraitpb.Plan {
-		st, err := Prepare(sql, cat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := st.Bind()
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := p.ToProto()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pb
-	}
+	bound := func(sql string) *substraitpb.Plan { return sqlPlanProto(t, cat, sql) }
 	prepare := func(pb *substraitpb.Plan) error {
-		raw, err := proto.Marshal(pb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = PrepareSubstrait(raw, cat, BindOptions{})
+		_, err := PrepareSubstrait(marshalProto(t, pb), cat, BindOptions{})
 		return err
 	}
 	filtered := `SELECT id FROM messages` + routedWhere + ` AND length(id) > 1`

@@ -92,19 +92,7 @@ func TestPlanSizeLimits(t *testing.T) {
 // times, with extra non-root copies of its input.
 func rootCopies(t testing.TB, n, nonRoots int) []byte {
 	t.Helper()
-	cat := testCatalog(t)
-	st, err := Prepare(`SELECT id FROM messages`+routedWhere, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := st.Bind()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, err := p.ToProto()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pb := sqlPlanProto(t, testCatalog(t), `SELECT id FROM messages`+routedWhere)
 	root := pb.Relations[0]
 	for range n - 1 {
 		pb.Relations = append(pb.Relations, root)
@@ -112,11 +100,7 @@ func rootCopies(t testing.TB, n, nonRoots int) []byte {
 	for range nonRoots {
 		pb.Relations = append(pb.Relations, &substraitpb.PlanRel{RelType: &substraitpb.PlanRel_Rel{Rel: root.GetRoot().GetInput()}})
 	}
-	raw, err := proto.Marshal(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return marshalProto(t, pb)
 }
 
 // TestRawPlanRefusals: a client plan of several roots, of non-root relations, or of more
@@ -154,19 +138,19 @@ func TestRawPlanRefusals(t *testing.T) {
 			Condition: &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_Boolean{Boolean: true}}}},
 		}}}
 	}
-	raw, err := proto.Marshal(&pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = PrepareSubstrait(raw, cat, BindOptions{})
+	_, err := PrepareSubstrait(marshalProto(t, &pb), cat, BindOptions{})
 	sizeRefusal(t, "a chain of filters past the relation limit", err, MaxPlanRelations)
 }
 
 // BenchmarkRawPlanRefusal measures refusing a client plan of 10,000 copies of its root
 // relation (trial 33: 6.8 s, converted whole before its roots were counted).
 func BenchmarkRawPlanRefusal(b *testing.B) {
+	benchRefusal(b, rootCopies(b, 10_000, 0))
+}
+
+// benchRefusal measures preparing raw, a client plan that must be refused.
+func benchRefusal(b *testing.B, raw []byte) {
 	cat := testCatalog(b)
-	raw := rootCopies(b, 10_000, 0)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		if _, err := PrepareSubstrait(raw, cat, BindOptions{}); err == nil {
@@ -188,14 +172,7 @@ func valuesPlan(t testing.TB, n int) []byte {
 		fmt.Fprintf(&sb, "(%d)", i)
 	}
 	sb.WriteString(") AS t(x)")
-	p, err := FromSQL(sb.String(), testCatalog(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, err := p.ToProto()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pb := sqlPlanProto(t, testCatalog(t), sb.String())
 	found := false
 	eachMessage(pb.ProtoReflect(), func(m protoreflect.Message) {
 		if vt, ok := m.Interface().(*substraitpb.ReadRel_VirtualTable); ok {
@@ -208,11 +185,7 @@ func valuesPlan(t testing.TB, n int) []byte {
 	if !found {
 		t.Fatal("no VirtualTable in the plan")
 	}
-	raw, err := proto.Marshal(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return marshalProto(t, pb)
 }
 
 // TestClientVirtualTableSize: a client plan's VirtualTable rows count as expression nodes
@@ -231,12 +204,5 @@ func TestClientVirtualTableSize(t *testing.T) {
 // BenchmarkClientVirtualTableRefusal measures refusing a client plan whose VirtualTable holds
 // 300,000 one-column rows (trial 33: about a minute to plan and stream).
 func BenchmarkClientVirtualTableRefusal(b *testing.B) {
-	cat := testCatalog(b)
-	raw := valuesPlan(b, 300_000)
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		if _, err := PrepareSubstrait(raw, cat, BindOptions{}); err == nil {
-			b.Fatal("accepted")
-		}
-	}
+	benchRefusal(b, valuesPlan(b, 300_000))
 }

@@ -32,17 +32,7 @@ func BenchmarkValuesBind(b *testing.B) {
 	}
 	for _, n := range []int{1000, 10_000, 30_000} {
 		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
-			sql := valuesSQL(n)
-			b.ReportAllocs()
-			for b.Loop() {
-				st, err := substrait.PrepareWith(sql, cat, substrait.BindOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := st.BindGeneral(substrait.BindOptions{}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchBind(b, cat, valuesSQL(n))
 		})
 	}
 }

@@ -110,18 +110,22 @@ func BenchmarkNestedBind(b *testing.B) {
 	for _, shape := range nestedShapes {
 		for _, d := range []int{100, 300, 600} {
 			b.Run(fmt.Sprintf("%s/d=%d", shape.name, d), func(b *testing.B) {
-				sql := shape.sql(d)
-				b.ReportAllocs()
-				for b.Loop() {
-					st, err := substrait.PrepareWith(sql, cat, substrait.BindOptions{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := st.BindGeneral(substrait.BindOptions{}); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchBind(b, cat, shape.sql(d))
 			})
+		}
+	}
+}
+
+// benchBind measures preparing and binding sql over cat.
+func benchBind(b *testing.B, cat substrait.Catalog, sql string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := substrait.PrepareWith(sql, cat, substrait.BindOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.BindGeneral(substrait.BindOptions{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
