@@ -66,8 +66,9 @@ type Options struct {
 	MaxEndpoints    int
 	// QueryMaxRows bounds the rows one query's fragments may produce (the rows read, after the
 	// residual filters; a fragment that aggregates produces its partial rows: one per bucket
-	// for an ungrouped aggregate) (default DefaultMaxRows; negative: no bound); refusals are
-	// RESOURCE_EXHAUSTED naming the limit.
+	// for an ungrouped aggregate), with the rows its set-returning functions produce
+	// (generate_series…, ledger.Ledger.AddRows) (default DefaultMaxRows; negative: no bound);
+	// refusals are RESOURCE_EXHAUSTED naming the limit.
 	QueryMaxRows int64
 	// QueryCPU bounds the CPU time one query's fragments and coordinator may use in all,
 	// measured per batch on their threads (scan.Options.QueryCPU) (default DefaultQueryCPU;

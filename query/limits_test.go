@@ -65,6 +65,37 @@ func TestRowLimit(t *testing.T) {
 	}
 }
 
+// TestSeriesRowLimit (trial 33 m9): the rows a set-returning function produces count against
+// --query-max-rows as the rows fragments read do. Under a bound of 20,000 rows, count(*) of
+// generate_series(1, 20000) answers 20000 (PostgreSQL's count of that series; past
+// substrait.MaxSeriesRows, it streams from the executor rather than being constants of the
+// plan); one row more, in FROM or in the select list, or a series of 2.9e13 timestamps (one a
+// microsecond over 2001, which ran until cancelled) is refused with RESOURCE_EXHAUSTED naming
+// the limit and its flag.
+func TestSeriesRowLimit(t *testing.T) {
+	t.Parallel()
+	f := buildEngFixture(t, "mixed", true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	on, off := f.enginesWith(t, alloc, nil, query.Options{QueryMaxRows: 20_000})
+	for _, e := range []*query.Engine{on, off} {
+		res, err := engRun(t, e, alloc, "SELECT count(*) FROM generate_series(1, 20000)", nil)
+		if err != nil || len(res.rows) != 1 || res.rows[0][0] != int64(20_000) {
+			t.Fatalf("a series of exactly the limit: %v %v", res.rows, err)
+		}
+		for _, sql := range []string{
+			"SELECT count(*) FROM generate_series(1, 20001)",
+			"SELECT count(*) FROM generate_series('2001-01-01'::timestamp, '2001-12-01', '1 microsecond')",
+			"SELECT count(*) FROM (SELECT generate_series(1, 20001)) s",
+		} {
+			_, err := engRun(t, e, alloc, sql, nil)
+			st := status.Convert(wire(err))
+			if st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "limit of 20000 rows") || !strings.Contains(st.Message(), "--query-max-rows") {
+				t.Fatalf("%s: %v, want RESOURCE_EXHAUSTED naming the limit and its flag", sql, err)
+			}
+		}
+	}
+}
+
 // TestCPULimit: a query whose fragments and coordinator use more CPU time than --query-cpu
 // fails with RESOURCE_EXHAUSTED naming the limit and its flag (1 ns: every batch costs more),
 // with pushdown on and off; without a bound (negative) and under the default it answers every

@@ -22,13 +22,8 @@ import (
 // holding 100 records, pushdown on.
 func BenchmarkCountStatement(b *testing.B) {
 	ctx := context.Background()
-	st := openHot(b, b.TempDir())
 	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2}
-	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tbl := benchHotTable(b, day)
 	recs := make([]routing.Record, 100)
 	for i := range recs {
 		recs[i] = routing.Record{PartitionKey: []byte("general"), EventTime: day.Add(time.Duration(i) * time.Minute), SortKey: []byte{byte(i)}, Value: []byte("v")}
@@ -56,6 +51,18 @@ func BenchmarkCountStatement(b *testing.B) {
 		}
 		rdr.Release()
 	}
+}
+
+// benchHotTable is an empty table "messages" of day buckets over a hot SQLite store, its clock
+// at day.
+func benchHotTable(b *testing.B, day time.Time) *routing.DurableTable {
+	st := openHot(b, b.TempDir())
+	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 2}
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tbl
 }
 
 // BenchmarkCountArchived measures a pushed-down COUNT(*) over six archived month buckets on

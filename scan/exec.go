@@ -55,8 +55,9 @@ type Options struct {
 	// query's ledger joins it, and the query fails with an error wrapping
 	// ledger.ErrMemoryLimit when its bytes would take the total past the budget's limit.
 	Budget *ledger.Budget
-	// QueryMaxRows bounds the rows the fragments may read together (<= 0: none); past it the
-	// query fails with a *ledger.RowLimitExceededError.
+	// QueryMaxRows bounds the rows the fragments may read together, with the rows the
+	// query's set-returning functions produce (ops.ProjectSet) (<= 0: none); past it the query
+	// fails with a *ledger.RowLimitExceededError.
 	QueryMaxRows int64
 	// QueryCPU bounds the CPU time the query's fragments and coordinator may use in all,
 	// measured per batch on their threads (ledger.CPUTimer) (<= 0: none, and nothing is

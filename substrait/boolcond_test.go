@@ -17,17 +17,7 @@ import (
 // never run into an INTERNAL error (trial 32 F5).
 func TestNonBooleanConditionsRefused(t *testing.T) {
 	env := newFuzzEnv(t)
-	base := func(sql string) *substraitpb.Plan {
-		p, err := substrait.FromSQL(sql, env.cat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := p.ToProto()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pb
-	}
+	base := func(sql string) *substraitpb.Plan { return substrait.SQLPlanProtoForTest(t, env.cat, sql) }
 	lit := map[string]*substraitpb.Expression{
 		"i32":      {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_I32{I32: 1}}}},
 		"string":   {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_String_{String_: "t"}}}},

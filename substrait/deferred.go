@@ -132,11 +132,13 @@ func deferTargetsExcept(c *pg.SelectStmt, nKeys int, grouped bool, keep func(int
 		var errNode *pg.Node
 		if keep != nil && keep(i, rt) {
 			// As it is.
+		} else if !mayDeferTarget(v, grouped) {
+			// Nothing of it is deferred.
 		} else if fc := v.GetFuncCall(); grouped && fc != nil && isAggregateCall(fc) {
 			var mins []*pg.Node
 			nfc := proto.Clone(fc).(*pg.FuncCall)
 			for i, a := range fc.GetArgs() {
-				if simpleNode(a) || hasSubLink(a) {
+				if !deferredArg(a) {
 					continue
 				}
 				nfc.Args[i] = deferredCall(deferredValueFn, a)
@@ -156,7 +158,7 @@ func deferTargetsExcept(c *pg.SelectStmt, nKeys int, grouped bool, keep func(int
 			if errNode != nil {
 				rt.Val = &pg.Node{Node: &pg.Node_FuncCall{FuncCall: nfc}}
 			}
-		} else if !grouped && !simpleNode(v) && !hasSubLink(v) {
+		} else if !grouped {
 			errNode = deferredCall(deferredErrorFn, v)
 			rt.Val = deferredCall(deferredValueFn, v)
 			if rt.GetName() == "" {
@@ -173,6 +175,26 @@ func deferTargetsExcept(c *pg.SelectStmt, nKeys int, grouped bool, keep func(int
 	}
 	c.TargetList = append(targets, extra...)
 	return errs
+}
+
+// deferredArg reports whether deferTargets defers the expression a (a target's, or an
+// aggregate argument's): one that may fail (not simpleNode) and reads no subquery.
+func deferredArg(a *pg.Node) bool {
+	return !simpleNode(a) && !hasSubLink(a)
+}
+
+// mayDeferTarget reports whether deferTargets rewrites the select-list expression v (of a
+// grouped subquery when grouped): ungrouped, v itself is deferred (deferredArg); grouped, an
+// aggregate call with an argument deferredArg defers. When it is false for every target,
+// deferTargets leaves the select list as it is and answers -1 for each, so a caller may skip
+// cloning the statement (decorrelate: a clone per nesting level of scalar subqueries copied
+// every level below it, quadratic in the depth).
+func mayDeferTarget(v *pg.Node, grouped bool) bool {
+	if !grouped {
+		return deferredArg(v)
+	}
+	fc := v.GetFuncCall()
+	return fc != nil && isAggregateCall(fc) && slices.ContainsFunc(fc.GetArgs(), deferredArg)
 }
 
 // raiseAt returns e with every reference to a column of valErr's keys (positions in the scope

@@ -581,8 +581,15 @@ func (bd *binder) decorrelate(sub *pg.SelectStmt, l *boundRel, group, deferErrs 
 		if group && deferErrs && deferrableAlone(sub, bd.regrouped[sub]) {
 			// An uncorrelated scalar subquery: PostgreSQL evaluates it (an initplan) when an
 			// expression first reads it, so its select list's errors wait there too.
+			grouped := len(sub.GetGroupClause()) > 0 || sub.GetHavingClause() != nil || hasAggregate(sub.GetTargetList())
+			if sub.GetLimitCount() == nil && sub.GetLimitOffset() == nil && !slices.ContainsFunc(sub.GetTargetList(), func(t *pg.Node) bool {
+				return mayDeferTarget(t.GetResTarget().GetVal(), grouped)
+			}) {
+				// deferTargets would defer nothing: no clone (it would copy every subquery
+				// nested in sub, each level of a nest of scalar subqueries all those below it).
+				return br, nil, nil, nil
+			}
 			c := proto.Clone(sub).(*pg.SelectStmt)
-			grouped := len(c.GetGroupClause()) > 0 || c.GetHavingClause() != nil || hasAggregate(c.GetTargetList())
 			var errs []int
 			switch {
 			case c.GetLimitCount() == nil && c.GetLimitOffset() == nil:

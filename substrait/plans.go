@@ -44,9 +44,15 @@ func timestampLiteral(ns int64) expr.Literal {
 // reaches code that dereferences it): that is an invalid plan too. Every refusal says why:
 // the protobuf error, the unresolved function, the relation or expression kind.
 func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
+	if err := checkRawRoots(planBytes); err != nil {
+		return nil, err
+	}
 	var pb substraitpb.Plan
 	if err := proto.Unmarshal(planBytes, &pb); err != nil {
 		return nil, invalidPlan("the bytes are not a serialized substrait.Plan message (%s)", protoErrorClass(err))
+	}
+	if err := checkRawPlan(&pb); err != nil {
+		return nil, err
 	}
 	rewriteWindowRels(pb.ProtoReflect())
 	if err := normalizeExtensions(&pb); err != nil {

@@ -1,6 +1,7 @@
 package substrait
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -214,6 +216,9 @@ func normalizeExtensions(pb *substraitpb.Plan) error {
 		}
 	}
 	collectUses(pb.ProtoReflect(), uses, variations)
+	if err := checkAnchors(pb, uses); err != nil {
+		return err
+	}
 
 	anchorOf := map[string]uint32{}
 	var maxURN uint32
@@ -525,8 +530,9 @@ func (ix *functionIndex) lookup(name string, k fnKind) (string, bool) {
 	return "", false
 }
 
-func sortedKeys[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
+// sortedKeys returns m's keys in increasing order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -576,6 +582,41 @@ func collectUses(m protoreflect.Message, uses map[uint32]*fnUse, variations map[
 		}
 		return true
 	})
+}
+
+// checkAnchors refuses a malformed plan's extension declarations (ErrInvalidPlan, naming the
+// anchor): an extension URN anchor or function anchor declared twice with different contents
+// (the same declaration repeated is one declaration), and a function reference (uses, from
+// collectUses) to an anchor no declaration defines. substrait-go decoded the first as
+// whichever declaration it read last, and refused the second as an unknown function
+// (Unimplemented), where the plan is at fault.
+func checkAnchors(pb *substraitpb.Plan, uses map[uint32]*fnUse) error {
+	urns := map[uint32]string{}
+	for _, u := range pb.GetExtensionUrns() {
+		a := u.GetExtensionUrnAnchor()
+		if prev, ok := urns[a]; ok && prev != u.GetUrn() {
+			return invalidPlan("extension URN anchor %d is declared twice (%q and %q)", a, prev, u.GetUrn())
+		}
+		urns[a] = u.GetUrn()
+	}
+	fns := map[uint32]*extpb.SimpleExtensionDeclaration_ExtensionFunction{}
+	for _, d := range pb.GetExtensions() {
+		f := d.GetExtensionFunction()
+		if f == nil {
+			continue
+		}
+		a := f.GetFunctionAnchor()
+		if prev, ok := fns[a]; ok && !proto.Equal(prev, f) {
+			return invalidPlan("extension function anchor %d is declared twice (%q and %q)", a, prev.GetName(), f.GetName())
+		}
+		fns[a] = f
+	}
+	for _, a := range sortedKeys(uses) {
+		if fns[a] == nil {
+			return invalidPlan("function anchor %d is referenced and no extension declaration of the plan defines it", a)
+		}
+	}
+	return nil
 }
 
 // readExtensionURIs reads the Plan's removed field 1, extension_uris (SimpleExtensionURI:

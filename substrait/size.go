@@ -48,6 +48,17 @@ func errPlanTooLarge(what string, limit int) *Error {
 		Msg: fmt.Sprintf("statement too large: %s (at most %d)", what, limit)}
 }
 
+// errTooManyRelations is the refusal of a plan of more than MaxPlanRelations relations.
+func errTooManyRelations() *Error {
+	return errPlanTooLarge("the plan has more relations than the limit (reads, filters, projections, aggregates, sorts, set operations…)", MaxPlanRelations)
+}
+
+// errTooManyExpressionNodes is the refusal of a plan of more than MaxExpressionNodes
+// expression nodes.
+func errTooManyExpressionNodes() *Error {
+	return errPlanTooLarge("the plan's expressions have more nodes than the limit", MaxExpressionNodes)
+}
+
 // checkPlanSize refuses a plan past one of the size limits (errPlanTooLarge). It walks every
 // relation of p's roots once; a plan far past a limit stops at the first count that passes it.
 func checkPlanSize(p *plan.Plan) error {
@@ -74,7 +85,7 @@ func (c *sizeCounter) rel(r plan.Rel, parent plan.Rel) error {
 	}
 	c.rels++
 	if c.rels > MaxPlanRelations {
-		return errPlanTooLarge("the plan has more relations than the limit (reads, filters, projections, aggregates, sorts, set operations…)", MaxPlanRelations)
+		return errTooManyRelations()
 	}
 	inputs := r.GetInputs()
 	if set, ok := r.(*plan.SetRel); ok {
@@ -101,7 +112,7 @@ func (c *sizeCounter) rel(r plan.Rel, parent plan.Rel) error {
 		return nil // not ours to judge: the binder and the executor report it
 	}
 	if tooMany {
-		return errPlanTooLarge("the plan's expressions have more nodes than the limit", MaxExpressionNodes)
+		return errTooManyExpressionNodes()
 	}
 	for _, in := range inputs {
 		if err := c.rel(in, r); err != nil {

@@ -65,8 +65,22 @@ type Ledger struct {
 // *RowLimitExceededError. Call it before the fragments start.
 func (l *Ledger) SetRowLimit(n int64) { l.rowLimit = n }
 
-// Rows returns the rows the query's fragments produced so far.
+// Rows returns the rows the query's fragments produced so far, with those AddRows counted.
 func (l *Ledger) Rows() int64 { return l.rows.Load() }
+
+// AddRows counts n rows the query produced outside a fragment's reading — the rows a
+// set-returning function yields (generate_series, unnest, json_each…; scan/ops's
+// ProjectSet) — against the query's row limit, with the fragments' rows: past it, a
+// *RowLimitExceededError, as Reservation.AddRows. A nil ledger counts nothing.
+func (l *Ledger) AddRows(n int64) error {
+	if l == nil {
+		return nil
+	}
+	if total := l.rows.Add(n); l.rowLimit > 0 && total > l.rowLimit {
+		return &RowLimitExceededError{Limit: l.rowLimit}
+	}
+	return nil
+}
 
 // RowLimitExceededError is the error of a query whose fragments would produce more rows than
 // its limit; it matches ErrRowLimit with errors.Is. It carries the limit and nothing of the
@@ -325,8 +339,8 @@ func (r *Reservation) AddRows(n int64) error {
 	if r.maxRows > 0 && r.rows > r.maxRows {
 		return fmt.Errorf("%w: a fragment produced more than %d rows", ErrRowLimit, r.maxRows)
 	}
-	if total := r.l.rows.Add(n); r.l.rowLimit > 0 && total > r.l.rowLimit {
-		return &RowLimitExceededError{Limit: r.l.rowLimit}
+	if err := r.l.AddRows(n); err != nil {
+		return err
 	}
 	return r.l.Check()
 }

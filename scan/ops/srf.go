@@ -176,7 +176,9 @@ func newSetGen(name string, types []arrow.DataType, mem memory.Allocator) setGen
 // expressions stay shared. Batches hold at most MaxBatchRows rows and are cut near
 // MaxBatchBytes of produced values; the values are allocated from mem, which is checked after
 // every row produced (past its limit the reader fails with its ErrMemoryLimit error), so a
-// large document or a long series is bounded by the query's memory limit.
+// large document or a long series is bounded by the query's memory limit; the rows produced
+// count against mem's row limit (Ledger.AddRows, per batch: past it the reader fails with
+// its *ledger.RowLimitExceededError), so a long series that holds little memory (counted, say) is bounded too.
 func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ordinality, outer bool, schema *arrow.Schema, mem *ledger.Ledger) array.RecordReader {
 	alloc := allocator(mem)
 	nIn := in.Schema().NumFields()
@@ -245,6 +247,11 @@ func ProjectSet(ctx context.Context, in array.RecordReader, calls []SetCall, ord
 		// query's cancellation is checked per batch produced.
 		if err := ctxErr(ctx); err != nil {
 			return nil, err
+		}
+		// Its rows count against the query's row limit (--query-max-rows), as the rows its
+		// fragments read: a series of 2.9e13 rows ran until cancelled.
+		if err := mem.AddRows(int64(len(refs))); err != nil {
+			return nil, fmt.Errorf("ops: project set: %w", err)
 		}
 		// The repeated input columns are claimed before they are built.
 		claim := inBytes
