@@ -177,3 +177,23 @@ func rawFlightClient(t *testing.T, addr string) flight.FlightServiceClient {
 	t.Cleanup(func() { conn.Close() })
 	return flight.NewFlightServiceClient(conn)
 }
+
+// TestDoPutWithoutDescriptorRefused: a DoPut whose first message carries no FlightDescriptor
+// (so no command) is INVALID_ARGUMENT, not a recovered panic answered INTERNAL (trial 33 G3).
+func TestDoPutWithoutDescriptorRefused(t *testing.T) {
+	fc := rawFlightClient(t, eventsServer(t, "sqlite").Addr())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	put, err := fc.DoPut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put.Send(&flight.FlightData{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = put.CloseSend()
+	for err == nil {
+		_, err = put.Recv()
+	}
+	wantCode(t, "an empty first message", err, codes.InvalidArgument, "must carry the FlightDescriptor")
+}
