@@ -2184,8 +2184,12 @@ func typeName(t types.Type) string {
 	return t.WithNullability(types.NullabilityRequired).String()
 }
 
-// sameType compares types ignoring nullability.
+// sameType compares types ignoring nullability; a missing type (nil: a client plan's
+// expression whose type it leaves out) is the same as none (trial 33 G4).
 func sameType(a, b types.Type) bool {
+	if a == nil || b == nil {
+		return false
+	}
 	return a.WithNullability(types.NullabilityNullable).Equals(b.WithNullability(types.NullabilityNullable))
 }
 

@@ -19,8 +19,11 @@ func TestNonBooleanConditionsRefused(t *testing.T) {
 	env := newFuzzEnv(t)
 	base := func(sql string) *substraitpb.Plan { return substrait.SQLPlanProtoForTest(t, env.cat, sql) }
 	lit := map[string]*substraitpb.Expression{
-		"i32":      {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_I32{I32: 1}}}},
-		"string":   {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_String_{String_: "t"}}}},
+		"i32":    {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_I32{I32: 1}}}},
+		"string": {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_String_{String_: "t"}}}},
+		// A whole-row reference (no segment): type record (trial 33 G4: a recovered panic).
+		"record": {RexType: &substraitpb.Expression_Selection{Selection: &substraitpb.Expression_FieldReference{
+			RootType: &substraitpb.Expression_FieldReference_RootReference_{RootReference: &substraitpb.Expression_FieldReference_RootReference{}}}}},
 		"null i64": {RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_Null{Null: &substraitpb.Type{Kind: &substraitpb.Type_I64_{I64: &substraitpb.Type_I64{Nullability: substraitpb.Type_NULLABILITY_NULLABLE}}}}}}},
 	}
 	const where = `SELECT id FROM messages WHERE channel_id = 'g' AND timestamp >= '2026-01-01' AND timestamp < '2026-01-02' AND id <> 'x'`

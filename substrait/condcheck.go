@@ -12,7 +12,8 @@ import (
 // count below -1 (Substrait's ALL; 2201W), or whose conditions are not boolean, as
 // PostgreSQL refuses such SQL (42804, "argument of WHERE must be type boolean, not type integer"): a
 // FilterRel's condition, a read's filter, a JoinRel's expression and post-join filter, an
-// argument of and, or, not, and a CASE's conditions anywhere in the plan. The executor would
+// argument of and, or, not, and a CASE's conditions anywhere in the plan; and a field
+// reference without a direct or masked reference anywhere (an invalid plan). The executor would
 // otherwise meet them as it runs (an error of no class: INTERNAL; trial 32 F5). Relations
 // and expressions it does not know are left to the binder and the executor.
 func checkConditions(p *plan.Plan) error {
@@ -88,6 +89,14 @@ func checkExprConditions(e expr.Expression) error {
 			return
 		}
 		switch v := e.(type) {
+		case *expr.FieldReference:
+			if v.Reference == nil {
+				// A field reference must be direct or masked (FieldReference's
+				// reference_type); without either it names the whole input row, whose missing
+				// type was read as a condition's (trial 33 G4: a recovered panic).
+				bad = invalidPlan("a field reference has neither a direct nor a masked reference")
+				return
+			}
 		case *expr.ScalarFunction:
 			switch name := v.Name(); name {
 			case "and", "or", "not":
@@ -118,8 +127,12 @@ func checkExprConditions(e expr.Expression) error {
 }
 
 // mustBeBoolean refuses e unless it is boolean (a typed NULL of boolean included), naming the
-// construct as PostgreSQL does; an expression without a type is left to the binder.
+// construct as PostgreSQL does (a whole-row reference is of type record); an expression without
+// a type is left to the binder.
 func mustBeBoolean(e expr.Expression, construct string) error {
+	if f, ok := e.(*expr.FieldReference); ok && f.Reference == nil {
+		return &Error{Code: InvalidArgument, SQLState: "42804", Msg: fmt.Sprintf("argument of %s must be type boolean, not type record", construct)}
+	}
 	switch e.GetType().(type) {
 	case *types.BooleanType, nil: // nil: a type the plan leaves out, the binder's to judge
 		return nil
