@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/flightsrv/flightsrv/routing"
+	"github.com/flightsrv/flightsrv/routing/sqlite"
+	"github.com/flightsrv/flightsrv/server"
+)
+
+// TestIdleConnectionsClosed: a client connection with no call in flight for
+// --conn-idle-timeout is closed by the server (GOAWAY: the client's channel leaves READY), so
+// that connections opened and left idle cannot hold the process's file descriptors (trial 33
+// G2); the same client's next call reconnects and is answered.
+func TestIdleConnectionsClosed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: st, ConnIdleTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Connect()
+	for s := conn.GetState(); s != connectivity.Ready; s = conn.GetState() {
+		if !conn.WaitForStateChange(ctx, s) {
+			t.Fatalf("the connection never became ready (%s)", s)
+		}
+	}
+	// Left idle, the server closes it; the client's channel then leaves READY.
+	if !conn.WaitForStateChange(ctx, connectivity.Ready) {
+		t.Fatalf("an idle connection stayed open past --conn-idle-timeout (%s)", conn.GetState())
+	}
+	actions, err := flight.NewFlightServiceClient(conn).ListActions(ctx, &flight.Empty{})
+	for err == nil {
+		_, err = actions.Recv()
+	}
+	if err != io.EOF {
+		t.Fatalf("a call after the server closed the idle connection: %v", err)
+	}
+}
