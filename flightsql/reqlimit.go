@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
@@ -103,6 +104,12 @@ func (s boundedStream) RecvMsg(m any) error {
 	}
 	b := boundedRequest{msg: m}
 	if err := s.ServerStream.RecvMsg(&b); err != nil {
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Internal && strings.HasPrefix(st.Message(), "cardinality violation") {
+			// gRPC's INTERNAL for a call of one request that sent none or several (gRPC has
+			// sent it to the client already): the client's protocol error, logged and counted
+			// as a refusal, not a failure of the server (trial 33 W2).
+			return status.Error(codes.InvalidArgument, "the call must carry exactly one request message")
+		}
 		return err
 	}
 	if b.size > 0 {
