@@ -350,11 +350,19 @@ func HasDeclaration(f *expr.AggregateFunction) (ok bool) {
 // its optional RelCommon (substrait-python writes none on an AggregateRel) gets an empty one
 // (direct output, as the absence means; the decoder dereferences it); a FetchRel whose offset
 // or count is an integer literal expression (offset_expr, count_expr: how current producers
-// write them) or absent gets the integer fields (offset 0, count -1 for all rows when absent).
+// write them) or absent gets the integer fields (offset 0, count -1 for all rows when absent);
+// a JoinRel without an expression (every pair of rows: DataFusion's CROSS JOIN) gets true.
 func normalizePlan(m protoreflect.Message) {
 	if fd := m.Descriptor().Fields().ByName("common"); fd != nil && fd.Kind() == protoreflect.MessageKind &&
 		fd.Message().FullName() == "substrait.RelCommon" && !m.Has(fd) {
 		m.Set(fd, protoreflect.ValueOfMessage((&substraitpb.RelCommon{}).ProtoReflect()))
+	}
+	if j, ok := m.Interface().(*substraitpb.JoinRel); ok && j.GetExpression() == nil {
+		// A join without a condition joins every pair of rows: DataFusion writes CROSS JOIN
+		// so (trial 33 W3), which substrait-go's decoder refuses ("protobuf Expression is
+		// nil"); its condition is true.
+		j.Expression = &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{
+			LiteralType: &substraitpb.Expression_Literal_Boolean{Boolean: true}}}}
 	}
 	if f, ok := m.Interface().(*substraitpb.FetchRel); ok {
 		switch o := f.GetOffsetMode().(type) {
