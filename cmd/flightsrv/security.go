@@ -20,6 +20,7 @@ import (
 
 	"github.com/flightsrv/flightsrv/internal/auth"
 	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/internal/setting"
 )
 
 // securityConfig holds the authentication and TLS flags of serve and demo.
@@ -116,13 +117,13 @@ func (c *securityConfig) build(listen string) (*auth.Keyring, *auth.Authenticato
 	if c.tlsCert == "" {
 		return ring, a, nil, nil
 	}
-	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+	cert, err := loadKeyPair(c.tlsCert, c.tlsKey)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if c.tlsClientCA != "" {
-		pem, err := os.ReadFile(c.tlsClientCA)
+		pem, err := setting.ReadFile(c.tlsClientCA)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("--tls-client-ca: %w", err)
 		}
@@ -285,4 +286,17 @@ func watchKeyring(ctx context.Context, path string, ring *auth.Keyring, every ti
 			}
 		}
 	}
+}
+
+// loadKeyPair is tls.LoadX509KeyPair over files read at most setting.MaxFileBytes each.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := setting.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := setting.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(cert, key)
 }

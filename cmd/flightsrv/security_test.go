@@ -275,3 +275,12 @@ func TestExposureWarning(t *testing.T) {
 		t.Fatalf("log %q", logged.String())
 	}
 }
+
+// TestTLSFilesBounded: a --tls-cert naming a device that never ends is refused at
+// setting.MaxFileBytes instead of read without end (trial 33 m1: 2.5 GiB in 8 s).
+func TestTLSFilesBounded(t *testing.T) {
+	sec := securityConfig{noAuth: true, tlsCert: "/dev/zero", tlsKey: "/dev/zero"}
+	if _, _, _, err := sec.build("127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("--tls-cert /dev/zero: %v, want refused as larger than the limit", err)
+	}
+}

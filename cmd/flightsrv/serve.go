@@ -9,13 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/flightsql"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"github.com/flightsrv/flightsrv/internal/telemetry"
 	"github.com/flightsrv/flightsrv/query"
 	"github.com/flightsrv/flightsrv/routing"
@@ -378,7 +378,7 @@ func (c *serveConfig) uris(flag, list string) ([]string, error) {
 func (c *serveConfig) peerTLS() (*tls.Config, error) {
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c.peerCA != "" {
-		pem, err := os.ReadFile(c.peerCA)
+		pem, err := setting.ReadFile(c.peerCA)
 		if err != nil {
 			return nil, fmt.Errorf("--peer-ca: %w", err)
 		}
@@ -388,7 +388,7 @@ func (c *serveConfig) peerTLS() (*tls.Config, error) {
 		}
 	}
 	if c.sec.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(c.sec.tlsCert, c.sec.tlsKey)
+		cert, err := loadKeyPair(c.sec.tlsCert, c.sec.tlsKey)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"regexp"
 	"slices"
 	"sync/atomic"
@@ -126,7 +126,7 @@ func GenerateKey(id string) (Key, error) {
 // BASE64}, …]}. Errors name the file but never a secret. The file should be readable by the
 // server's user only.
 func LoadKeyring(path string) (*Keyring, error) {
-	b, err := os.ReadFile(path)
+	b, err := setting.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("auth: read keyring: %w", err)
 	}

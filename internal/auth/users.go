@@ -7,7 +7,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/flightsrv/flightsrv/internal/setting"
 	"runtime"
 	"strings"
 	"sync"
@@ -103,7 +103,7 @@ func NewUsers(hashes map[string]string, now func() time.Time) (*Users, error) {
 // `htpasswd -B` and `flightsrv auth hash-password` write); blank lines and lines starting
 // with '#' are skipped. Errors name the file and line, never a hash.
 func LoadUsers(path string) (*Users, error) {
-	b, err := os.ReadFile(path)
+	b, err := setting.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("auth: read users file: %w", err)
 	}
