@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flightsrv/flightsrv/scan"
+	"github.com/flightsrv/flightsrv/scan/aggregate"
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
@@ -47,8 +48,9 @@ func (e *AnalyticalPartitionsError) Error() string {
 }
 
 // UnsupportedPlanError is the refusal of a plan the executor cannot run: a client plan's
-// relation, expression or function outside what it evaluates (scan.ErrUnsupported), or an
-// expression it cannot compile (ops.ErrUnsupported). Reason is the executor's, which names
+// relation, expression or function outside what it evaluates (scan.ErrUnsupported), an
+// expression it cannot compile (ops.ErrUnsupported), or an aggregate of a type it does not
+// aggregate (aggregate.ErrUnsupported). Reason is the executor's, which names
 // relation kinds, functions, argument positions and types, never values.
 type UnsupportedPlanError struct {
 	Reason string
@@ -61,9 +63,9 @@ func (e *UnsupportedPlanError) Unwrap() error { return e.Err }
 // unsupportedPlan wraps the executor's refusal of a plan it cannot run in an
 // *UnsupportedPlanError; other errors pass unchanged.
 func unsupportedPlan(err error) error {
-	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) {
+	if errors.Is(err, scan.ErrUnsupported) || errors.Is(err, ops.ErrUnsupported) || errors.Is(err, aggregate.ErrUnsupported) {
 		reason := err.Error()
-		for _, p := range []string{scan.ErrUnsupported.Error() + ": ", ops.ErrUnsupported.Error() + ": ", "ops: compile: "} {
+		for _, p := range []string{scan.ErrUnsupported.Error() + ": ", ops.ErrUnsupported.Error() + ": ", "ops: compile: ", "aggregate: " + aggregate.ErrUnsupported.Error() + ": "} {
 			if i := strings.LastIndex(reason, p); i >= 0 {
 				reason = reason[i+len(p):]
 			}

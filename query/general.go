@@ -122,10 +122,32 @@ func (e *Engine) prepareSubstrait(ctx context.Context, planBytes []byte) (*subst
 	if err != nil {
 		return nil, err
 	}
-	if _, err := scan.Prepare(b.Plan, e.boundOptions(routes)); err != nil {
+	pr, err := scan.Prepare(b.Plan, e.boundOptions(routes))
+	if err != nil {
 		return nil, unsupportedPlan(err)
 	}
+	if err := sameColumnTypes(b.Schema, pr.Schema()); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// sameColumnTypes refuses a client plan whose declared output types (declared) differ from
+// those the executor computes (computed) — a function's declared output type its signature
+// does not give, such as count(*) declared i8 or a decimal sum declared i64 — as an invalid
+// plan naming the column and both types, at planning rather than as its result's first batch
+// fails (trial 33 G5, G6: INTERNAL at DoGet).
+func sameColumnTypes(declared, computed *arrow.Schema) error {
+	if declared == nil || computed == nil || declared.NumFields() != computed.NumFields() {
+		return nil // the executor's own checks name these
+	}
+	for i := range declared.NumFields() {
+		if d, c := declared.Field(i).Type, computed.Field(i).Type; !arrow.TypeEqual(d, c) {
+			return &substrait.Error{Code: substrait.InvalidArgument, SQLState: "42804",
+				Msg: fmt.Sprintf("invalid Substrait plan: output column %d is declared %s, but its expression computes %s", i+1, d, c)}
+		}
+	}
+	return nil
 }
 
 // executeSubstrait runs a client's Substrait plan on the executor, as SQL runs.

@@ -204,6 +204,10 @@ func Prepare(p *plan.Plan, opts Options) (*Prepared, error) {
 	return pr, nil
 }
 
+// Schema returns the schema of the batches the plan's root produces (its columns under the
+// root's names), as the executor computes its types.
+func (pr *Prepared) Schema() *arrow.Schema { return pr.schema }
+
 // Rewrites lists the routed aggregates the stores can answer, in plan order, each marked
 // Applied when the pushdown rewrite applied to it.
 func (pr *Prepared) Rewrites() []Rewrite { return pr.rewrites }

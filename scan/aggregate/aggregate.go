@@ -278,6 +278,16 @@ func (m resolved) floatAccum() bool {
 	return m.Func.isVariance() || m.Func == Avg && m.argKind == kFloat
 }
 
+// ErrUnsupported is wrapped by the errors of a Spec whose groups or measures are of types the
+// operator does not aggregate (a client's Substrait plan can ask for them: avg of a decimal,
+// trial 33 G5); the engine refuses such plans as unsupported (UNIMPLEMENTED), not as failures.
+var ErrUnsupported = errors.New("unsupported")
+
+// unsupported is an error wrapping ErrUnsupported: "aggregate: unsupported: " and the format.
+func unsupported(format string, args ...any) error {
+	return fmt.Errorf("aggregate: %w: "+format, append([]any{ErrUnsupported}, args...)...)
+}
+
 func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 	if in == nil {
 		return nil, errors.New("aggregate: nil input schema")
@@ -289,7 +299,7 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 		}
 		f := in.Field(g)
 		if _, ok := classify(f.Type); !ok && f.Type.ID() != arrow.DECIMAL128 && f.Type.ID() != arrow.INTERVAL_MONTH_DAY_NANO {
-			return nil, fmt.Errorf("aggregate: group %d: column %q has unsupported type %s", i, f.Name, f.Type)
+			return nil, unsupported("group %d: column %q has unsupported type %s", i, f.Name, f.Type)
 		}
 	}
 	out := make([]resolved, len(s.Measures))
@@ -344,10 +354,10 @@ func validate(in *arrow.Schema, s Spec) ([]resolved, error) {
 			continue
 		}
 		if !ok {
-			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
+			return nil, unsupported("measure %q: %s of column %q: unsupported type %s", m.Name, m.Func, f.Name, f.Type)
 		}
 		if (m.Func == Sum || m.Func == Avg) && k != kInt && k != kUint && k != kFloat {
-			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: type %s is not numeric", m.Name, m.Func, f.Name, f.Type)
+			return nil, unsupported("measure %q: %s of column %q: type %s is not numeric", m.Name, m.Func, f.Name, f.Type)
 		}
 		if m.Func.isVariance() && f.Type.ID() != arrow.FLOAT64 {
 			return nil, fmt.Errorf("aggregate: measure %q: %s of column %q: only float64 is supported, not %s", m.Name, m.Func, f.Name, f.Type)
