@@ -89,6 +89,11 @@ func decodePlan(planBytes []byte, cat Catalog) (p *plan.Plan, err error) {
 	}
 	if err != nil {
 		// substrait-go's reasons are the client's to read; logs keep the class only.
+		if errors.Is(err, substraitgo.ErrNotImplemented) && strings.Contains(err.Error(), "subquery converter") {
+			// substrait-go decodes no subquery expression (DataFusion's IN, EXISTS and
+			// scalar subqueries; trial 33 W3: its wording reached the client).
+			return nil, unimplementedAre("subquery expressions in a Substrait plan (write them as joins)")
+		}
 		if errors.Is(err, substraitgo.ErrNotImplemented) {
 			return nil, &Error{Code: Unimplemented, SQLState: "0A000", Msg: "a relation or expression kind in the Substrait plan is not supported: " + decodeReason(err),
 				LogMsg: "a relation or expression kind in the Substrait plan is not supported"}
