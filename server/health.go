@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/flightsrv/flightsrv/internal/panics"
+	"github.com/flightsrv/flightsrv/internal/querylog"
 	"github.com/flightsrv/flightsrv/routing"
 )
 
@@ -105,7 +107,11 @@ func (h *healthReporter) probe() {
 			was := h.healthy
 			h.mu.Unlock()
 			if was {
-				h.logger.Warn("health: store unreachable", "store", p.name, "err", err)
+				// The error's class only: an archive's error names object keys and paths,
+				// which hold partition values (trial 33 W1); debug has the whole error.
+				h.logger.Warn("health: store unreachable", "store", p.name, "error_class", querylog.ErrorClass(err),
+					"timeout", errors.Is(err, context.DeadlineExceeded))
+				h.logger.Debug("health: store unreachable (detail)", "store", p.name, "err", err)
 			}
 			break
 		}

@@ -866,6 +866,10 @@ func (e *InternalError) Unwrap() error { return e.Cause }
 
 // errorClass names the Go type of the innermost error of err's chain (through Unwrap, and the
 // first error of a join): a classification that holds no value of the error's text.
+// ErrorClass returns the Go type of err's innermost wrapped error (the first of a joined
+// list), what a log line may say of an error whose text can hold keys, paths or values.
+func ErrorClass(err error) string { return errorClass(err) }
+
 func errorClass(err error) string {
 	for {
 		var next error
