@@ -502,6 +502,10 @@ func FuzzCommand(f *testing.F) {
 		check(t, "PollFlightInfo", err)
 		check(t, "DoGet", svc.DoGet(&flight.Ticket{Ticket: raw}, doGetStream{ctx: ctx}))
 		act := &flight.Action{Type: actions[int(action)%len(actions)], Body: raw}
+		// The server's check of an action's body (server.service.DoAction): nil or INVALID_ARGUMENT.
+		if err := CheckActionBody(act); err != nil && status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("CheckActionBody %s: %v", act.Type, err)
+		}
 		check(t, "DoAction "+act.Type, svc.DoAction(act, doActionStream{ctx: ctx}))
 	})
 }

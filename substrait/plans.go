@@ -233,8 +233,8 @@ func aggregateOutputType(f *expr.AggregateFunction, p *plan.Plan) *substraitpb.T
 			case *types.Float32Type, *types.Float64Type:
 				return nullable(&types.Float64Type{})
 			case *types.DecimalType:
-				// Substrait's sum of decimal<P,S> is decimal<38,S> (functions_arithmetic_decimal;
-				// trial 33 G5: typed i64 here, DataFusion's decimal sums were refused).
+				// Substrait's sum of decimal<P,S> is decimal<38,S> (its decimal arithmetic
+				// extension; trial 33 G5: typed i64 here, DataFusion's decimal sums were refused).
 				return nullable(&types.DecimalType{Precision: 38, Scale: a.Scale})
 			}
 		}
