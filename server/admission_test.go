@@ -2,13 +2,16 @@ package server
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flightsrv/flightsrv/internal/auth"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -282,7 +285,7 @@ func TestAdmissionPollShare(t *testing.T) {
 // slots, at least one.
 func TestAdmissionPollShareBounds(t *testing.T) {
 	for _, c := range []struct{ slots, polls, want int }{{4, 0, 1}, {4, 9, 4}, {3, 2, 2}} {
-		if got := cap(newAdmission(c.slots, 0, c.polls, time.Second).polls); got != c.want {
+		if got := newAdmission(c.slots, 0, c.polls, time.Second).maxPolls; got != c.want {
 			t.Errorf("%d slots, share %d: %d", c.slots, c.polls, got)
 		}
 	}
@@ -300,5 +303,157 @@ func TestAdmissionPollShareBounds(t *testing.T) {
 	c.withDefaults()
 	if c.MaxPollQueries != 2 {
 		t.Errorf("MaxPollQueries 5 of 2 slots: %d", c.MaxPollQueries)
+	}
+}
+
+// ownerCtx returns a context whose calls come from the client connection of port (ownerOf).
+func ownerCtx(port int) context.Context {
+	return peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}})
+}
+
+// admitNamed starts admit for ctx in a goroutine that sends name (or name and its error) to
+// got once admitted, then holds its slot until done is closed.
+func admitNamed(ctx context.Context, a *admission, name string, got chan<- string, done <-chan struct{}) {
+	go func() {
+		release, err := a.admit(ctx)
+		if err != nil {
+			got <- name + ": " + err.Error()
+			return
+		}
+		got <- name
+		<-done
+		release()
+	}()
+}
+
+// TestAdmissionFairOrder: a freed slot goes to the waiter whose owner runs the fewest queries,
+// not to the oldest waiter; among an owner's waiters, the oldest goes first; an authenticated
+// user is one owner across connections (trial 33 G1).
+func TestAdmissionFairOrder(t *testing.T) {
+	a := newAdmission(2, 8, 1, time.Hour)
+	hog := ownerCtx(1)
+	r1, err := a.admit(hog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := a.admit(hog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, done := make(chan string, 8), make(chan struct{})
+	defer close(done)
+	for i, name := range []string{"hog a", "hog b", "hog c"} {
+		admitNamed(hog, a, name, got, done)
+		waitQueued(t, a, i+1)
+	}
+	admitNamed(ownerCtx(2), a, "other", got, done)
+	waitQueued(t, a, 4)
+	r1()
+	if g := <-got; g != "other" {
+		t.Fatalf("the freed slot went to %q; want the waiter of the owner running nothing", g)
+	}
+	r2()
+	if g := <-got; g != "hog a" {
+		t.Fatalf("the next slot went to %q; want the hog's oldest waiter", g)
+	}
+	u1, u2 := auth.WithUser(ownerCtx(3), "ann"), auth.WithUser(ownerCtx(4), "ann")
+	if ownerOf(u1) != ownerOf(u2) || ownerOf(u1) == ownerOf(ownerCtx(3)) || ownerOf(ownerCtx(3)) == ownerOf(ownerCtx(4)) {
+		t.Fatalf("owners %q %q %q %q", ownerOf(u1), ownerOf(u2), ownerOf(ownerCtx(3)), ownerOf(ownerCtx(4)))
+	}
+}
+
+// TestAdmissionLongestQueueDrop: a query finding the queue full takes the place of the newest
+// waiter of the owner with the most waiting when that owner has at least two more than its
+// own; that waiter is refused as the queue being full; otherwise the newcomer is refused.
+func TestAdmissionLongestQueueDrop(t *testing.T) {
+	a := newAdmission(1, 3, 1, time.Hour)
+	hog := ownerCtx(1)
+	release, err := a.admit(hog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, done := make(chan string, 8), make(chan struct{})
+	for i, name := range []string{"hog a", "hog b", "hog c"} {
+		admitNamed(hog, a, name, got, done)
+		waitQueued(t, a, i+1)
+	}
+	_, err = a.admit(hog)
+	wantRefusal(t, err, "1 running and 3 waiting") // the hog's own: no one has two more
+	admitNamed(ownerCtx(2), a, "b1", got, done)
+	if g := <-got; !strings.HasPrefix(g, "hog c: ") || !strings.Contains(g, "1 running and 3 waiting") {
+		t.Fatalf("got %q; want the hog's newest waiter refused", g)
+	}
+	waitQueued(t, a, 3) // hog a, hog b, b1
+	_, err = a.admit(ownerCtx(2))
+	wantRefusal(t, err, "1 running and 3 waiting") // the hog has 2, b has 1: not two more
+	admitNamed(ownerCtx(3), a, "c1", got, done)
+	if g := <-got; !strings.HasPrefix(g, "hog b: ") {
+		t.Fatalf("got %q; want the hog's newest waiter refused", g)
+	}
+	waitQueued(t, a, 3) // hog a, b1, c1
+	close(done)
+	release()
+	want := map[string]bool{"hog a": true, "b1": true, "c1": true}
+	for range 3 {
+		if g := <-got; !want[g] {
+			t.Fatalf("got %q", g)
+		}
+	}
+}
+
+// TestAdmissionReclaimsStalledStreams: while a client waits and runs fewer than its share of
+// the slots, the streams of a client over its share whose sends have waited the contended
+// stall timeout are reclaimed — only as many as it runs over its share, each once — and the
+// freed slot goes to the waiter; a client's own waiters, or streams that are sending no
+// longer than the timeout, reclaim nothing.
+func TestAdmissionReclaimsStalledStreams(t *testing.T) {
+	a := newAdmission(2, 8, 1, time.Hour)
+	a.yield = 20 * time.Millisecond
+	hog := ownerCtx(1)
+	reclaimed := make(chan *grant, 4)
+	var held []*grant
+	for range 2 {
+		var g *grant
+		g, err := a.admitStream(hog, func() { reclaimed <- g })
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, g)
+	}
+	// The hog's own waiter and its streams reading: nothing to reclaim.
+	got, done := make(chan string, 8), make(chan struct{})
+	defer close(done)
+	admitNamed(hog, a, "hog", got, done)
+	waitQueued(t, a, 1)
+	time.Sleep(10 * a.yield)
+	held[0].sending(true)
+	held[1].sending(true)
+	time.Sleep(10 * a.yield)
+	select {
+	case g := <-reclaimed:
+		t.Fatalf("reclaimed %p with no other client waiting", g)
+	default:
+	}
+	// Another client waits: one of the two stalled streams (the hog's share is 1) is reclaimed.
+	admitNamed(ownerCtx(2), a, "other", got, done)
+	g := <-reclaimed
+	if g != held[0] && g != held[1] {
+		t.Fatal("reclaimed a stream the hog does not hold")
+	}
+	time.Sleep(10 * a.yield)
+	select {
+	case g2 := <-reclaimed:
+		t.Fatalf("reclaimed %p too: the hog is at its share once the first is gone", g2)
+	default:
+	}
+	g.release() // the closed connection ends the stream
+	if name := <-got; name != "other" {
+		t.Fatalf("the reclaimed slot went to %q", name)
+	}
+	for _, h := range held {
+		h.release()
+	}
+	if name := <-got; name != "hog" {
+		t.Fatalf("got %q", name)
 	}
 }

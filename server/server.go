@@ -175,6 +175,17 @@ type Config struct {
 	// admission slot, buckets and connections; past StallTimeout its connection is closed,
 	// which ends the stream (default DefaultStallTimeout; negative: no bound).
 	StallTimeout time.Duration
+	// ContendedStallTimeout is how long one message of a DoGet stream may wait to be sent
+	// while its client (its authenticated user, else its connection) holds more than its
+	// share of the MaxQueries slots and another client waits for one: past it the stream's
+	// connection is closed, which frees its slots for the others (default
+	// DefaultContendedStallTimeout; negative: only StallTimeout applies; admission.go; trial
+	// 33 G1: one connection that never read held every slot until StallTimeout).
+	ContendedStallTimeout time.Duration
+	// MaxConnStreams bounds the calls in flight on one client connection (HTTP/2
+	// SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the calls beyond it; default
+	// DefaultMaxConnStreams; negative: gRPC's, unbounded).
+	MaxConnStreams int
 	// PutIdleTimeout bounds how long a DoPut stream (an ingest, an update's or a prepared
 	// statement's parameters) may wait for the client's next message: a write holds its
 	// transaction and the locks of its buckets while it reads (on SQLite every other write
@@ -224,6 +235,13 @@ const DefaultQueryTimeout = time.Hour
 
 // DefaultStallTimeout is Config.StallTimeout's default.
 const DefaultStallTimeout = 2 * time.Minute
+
+// DefaultContendedStallTimeout is Config.ContendedStallTimeout's default.
+const DefaultContendedStallTimeout = 5 * time.Second
+
+// DefaultMaxConnStreams is Config.MaxConnStreams's default: more than the slots and places
+// of the default admission queue together, so that one connection can still fill them.
+const DefaultMaxConnStreams = 256
 
 // DefaultPutIdleTimeout is Config.PutIdleTimeout's default.
 const DefaultPutIdleTimeout = time.Minute
@@ -295,6 +313,8 @@ func (c *Config) withDefaults() {
 	c.HealthInterval = setting.Required(c.HealthInterval, DefaultHealthInterval)
 	c.QueryTimeout = setting.Bound(c.QueryTimeout, DefaultQueryTimeout)
 	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
+	c.ContendedStallTimeout = setting.Bound(c.ContendedStallTimeout, DefaultContendedStallTimeout)
+	c.MaxConnStreams = setting.Bound(c.MaxConnStreams, DefaultMaxConnStreams)
 	c.PutIdleTimeout = setting.Bound(c.PutIdleTimeout, DefaultPutIdleTimeout)
 	c.ConnIdleTimeout = setting.Bound(c.ConnIdleTimeout, DefaultConnIdleTimeout)
 	c.QueryConnectionWait = setting.Required(c.QueryConnectionWait, DefaultQueryConnectionWait)
@@ -332,6 +352,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	adm := newAdmission(cfg.MaxQueries, cfg.MaxQueued, cfg.MaxPollQueries, cfg.QueueWait)
+	adm.yield = max(cfg.ContendedStallTimeout, 0)
 	mem := newMemoryLimit(cfg.GoMemoryLimit, cfg.GoMemoryLimitPerStream, setting.Bound(cfg.TotalQueryMemory, query.DefaultTotalMemory), enginePool(cfg.Alloc))
 	fs, err := flightsql.NewServer(fragmentEngine{eng}, flightsql.Config{Keyring: cfg.Keyring, TicketTTL: cfg.TicketTTL, MultiEndpoint: cfg.MultiEndpoint, Advertise: cfg.Advertise, Self: selfLocation(cfg.Listen, cfg.Advertise),
 		Version: cfg.Version, Logger: cfg.Logger, Alloc: cfg.Alloc, Analytical: cfg.Analytical,
@@ -349,6 +370,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
 	}, flightsql.ServerOptions()...)
+	if cfg.MaxConnStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(uint32(cfg.MaxConnStreams)))
+	}
 	if cfg.ConnIdleTimeout > 0 {
 		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: cfg.ConnIdleTimeout}))
 	}
@@ -594,21 +618,26 @@ func (g service) DoAction(cmd *flight.Action, stream flight.FlightService_DoActi
 // checked between batches. A client that stops reading blocks the stream's sends on HTTP/2
 // flow control, which only the connection's end releases: a send waiting longer than the
 // stall timeout closes the stream's connection (stallStream), which ends the stream and
-// frees its slot. Every stream ends when the server's stop context is cancelled (stoppable).
+// frees its slot; so does admission when the client holds more than its share of the slots
+// while others wait and the send has waited Config.ContendedStallTimeout (admission.go).
+// Every stream ends when the server's stop context is cancelled (stoppable).
 func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	if g.stallTimeout > 0 {
-		stream = &stallStream{FlightService_DoGetServer: stream, timeout: g.stallTimeout, stall: g.closeStalled}
-	}
+	watched := &stallStream{FlightService_DoGetServer: stream, timeout: g.stallTimeout, stall: g.closeStalled}
+	stream = watched
 	if flightsql.IsQueryTicket(t) {
 		waited := time.Now()
-		release, err := g.adm.admit(stream.Context())
-		querylog.FromContext(stream.Context()).SetQueued(time.Since(waited))
+		ctx := stream.Context()
+		slot, err := g.adm.admitStream(ctx, func() {
+			g.closeConn(ctx, "closed the connection of a client that stopped reading while it held more than its share of the query slots and others waited", "contended_stall_timeout", g.adm.yield)
+		})
+		querylog.FromContext(ctx).SetQueued(time.Since(waited))
 		if err != nil {
 			return err
 		}
-		defer release()
+		defer slot.release()
+		watched.slot = slot
 		if g.queryTimeout > 0 {
-			ctx, cancel := context.WithTimeoutCause(stream.Context(), g.queryTimeout, errQueryTimeout)
+			ctx, cancel := context.WithTimeoutCause(ctx, g.queryTimeout, errQueryTimeout)
 			defer cancel()
 			stream = doGetStream{stream, ctx}
 		}
@@ -624,26 +653,37 @@ func (g service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer
 
 // closeStalled closes the connection of a stream whose send waited past the stall timeout.
 func (g service) closeStalled(ctx context.Context) {
+	g.closeConn(ctx, "closed the connection of a stream whose client stopped reading", "stall_timeout", g.stallTimeout)
+}
+
+// closeConn closes the connection of ctx's call and logs msg with the bound that expired.
+func (g service) closeConn(ctx context.Context, msg, bound string, limit time.Duration) {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
 		return
 	}
 	if g.ln.closeRemote(p.Addr.String()) {
-		g.log.Warn("closed the connection of a stream whose client stopped reading", "stall_timeout", g.stallTimeout)
+		g.log.Warn(msg, bound, limit)
 	}
 }
 
 // stallStream is a DoGet stream whose sends are watched: one that has not returned after
-// timeout calls stall with the stream's context (once per stuck send).
+// timeout (0: none) calls stall with the stream's context (once per stuck send), and each
+// marks the query's admission slot (nil: none) as sending while it waits.
 type stallStream struct {
 	flight.FlightService_DoGetServer
 	timeout time.Duration
 	stall   func(context.Context)
+	slot    *grant
 }
 
 func (s *stallStream) SendMsg(m any) error {
-	t := time.AfterFunc(s.timeout, func() { s.stall(s.Context()) })
-	defer t.Stop()
+	if s.timeout > 0 {
+		t := time.AfterFunc(s.timeout, func() { s.stall(s.Context()) })
+		defer t.Stop()
+	}
+	s.slot.sending(true)
+	defer s.slot.sending(false)
 	return s.FlightService_DoGetServer.SendMsg(m)
 }
 

@@ -44,6 +44,8 @@ type serveConfig struct {
 	queryMaxRows    int64
 	queryCPU        time.Duration
 	stallTimeout    time.Duration
+	contendedStall  time.Duration
+	maxConnStreams  int
 	putIdleTimeout  time.Duration
 	connIdleTimeout time.Duration
 	multiEndpoint   bool
@@ -99,6 +101,8 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.Int64Var(&c.queryMaxRows, "query-max-rows", query.DefaultMaxRows, "rows one query's bucket fragments may produce: rows read after filters, or partial-aggregate rows, with the rows its set-returning functions produce (RESOURCE_EXHAUSTED beyond; 0: the default; negative: no bound)")
 	fs.DurationVar(&c.connIdleTimeout, "conn-idle-timeout", server.DefaultConnIdleTimeout, "how long a client connection may stay open with no call in flight before the server closes it (GOAWAY; clients reconnect at their next call; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.putIdleTimeout, "put-idle-timeout", server.DefaultPutIdleTimeout, "how long a write's stream (DoPut: ingest, update and parameter batches) may wait for the client's next message before the write is abandoned, storing nothing (DEADLINE_EXCEEDED; frees its locks; 0: the default; negative, e.g. -1s: no bound)")
+	fs.DurationVar(&c.contendedStall, "contended-stall-timeout", server.DefaultContendedStallTimeout, "how long one message of a result stream may wait for a client that stopped reading while that client (its user, else its connection) holds more than its share of the query slots and another waits for one, before its connection is closed (0: the default; negative, e.g. -1s: only --stall-timeout applies)")
+	fs.IntVar(&c.maxConnStreams, "max-conn-streams", server.DefaultMaxConnStreams, "calls in flight on one client connection (HTTP/2 MAX_CONCURRENT_STREAMS; clients queue the others; 0: the default; negative: unbounded)")
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; 0: the default; negative, e.g. -1s: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (0: the default; negative: no cache)")
 	fs.DurationVar(&c.payloadCheck, "payload-check-interval", archive.DefaultPayloadCheckInterval, "how long a check that an archived bucket's payload exists with the size its manifest recorded is trusted: one stat (HEAD) per archived bucket read per interval (0: the default; negative, e.g. -1s: every read checks)")
@@ -315,7 +319,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st.adapter(), Archive: reader,
-		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
+		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, ContendedStallTimeout: cfg.contendedStall, MaxConnStreams: cfg.maxConnStreams, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
