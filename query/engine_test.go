@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/flightsrv/flightsrv/archive"
 	"github.com/flightsrv/flightsrv/flightsql"
@@ -29,6 +30,7 @@ import (
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 	"github.com/flightsrv/flightsrv/substrait"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // The engine tests run SQL through query.Engine over two routed tables in the real SQLite
@@ -710,6 +712,58 @@ func testEngineSubstrait(t *testing.T, f *engFixture) {
 	}
 	_, err = engRunPlan(t, on, alloc, "", []byte("\xffsekrit not a plan"), nil)
 	engCheckStatus(t, "garbage plan", err, codes.InvalidArgument, "sekrit")
+
+	// A client plan's RANGE frame with an offset (`following {}`: 0 FOLLOWING) and no ORDER
+	// BY, which SQL cannot say (Isthmus wrote one; trial 33 G6), is refused when it is
+	// prepared, as PostgreSQL refuses the SQL (42P20), not as INTERNAL once it runs.
+	for _, c := range cases {
+		if !strings.HasPrefix(c.sql, "SELECT COUNT(*) FROM messages") {
+			continue
+		}
+		p, err := substrait.FromSQL(strings.Replace(c.sql, "COUNT(*)", "count(*) OVER (ORDER BY timestamp ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING)", 1), cat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := p.ToProto()
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows := 0
+		var walk func(m protoreflect.Message)
+		walk = func(m protoreflect.Message) {
+			if w, ok := m.Interface().(*substraitpb.Expression_WindowFunction); ok {
+				w.BoundsType = substraitpb.Expression_WindowFunction_BOUNDS_TYPE_RANGE
+				w.UpperBound = &substraitpb.Expression_WindowFunction_Bound{Kind: &substraitpb.Expression_WindowFunction_Bound_Following_{Following: &substraitpb.Expression_WindowFunction_Bound_Following{}}}
+				w.Sorts = nil
+				windows++
+			}
+			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				switch {
+				case fd.IsList() && fd.Message() != nil:
+					for i := range v.List().Len() {
+						walk(v.List().Get(i).Message())
+					}
+				case fd.Message() != nil && !fd.IsMap():
+					walk(v.Message())
+				}
+				return true
+			})
+		}
+		walk(pb.ProtoReflect())
+		if windows != 1 {
+			t.Fatalf("%d window functions in the plan", windows)
+		}
+		planBytes, err := proto.Marshal(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = on.Prepare(context.Background(), "", planBytes)
+		engCheckStatus(t, "RANGE offset frame without ORDER BY", err, codes.InvalidArgument)
+		if !strings.Contains(err.Error(), "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column") {
+			t.Fatalf("got %v", err)
+		}
+		break
+	}
 }
 
 // testEngineExplain: EXPLAIN returns the plan lines and the pushdown decision, which differs

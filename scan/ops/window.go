@@ -156,7 +156,7 @@ func WindowSchema(in *arrow.Schema, spec WindowSpec) *arrow.Schema {
 // ctx is checked once per input batch and per partition.
 func Window(ctx context.Context, in array.RecordReader, spec WindowSpec, mem *ledger.Ledger) array.RecordReader {
 	out := WindowSchema(in.Schema(), spec)
-	if err := checkWindowSpec(in.Schema(), spec); err != nil {
+	if err := CheckWindowSpec(in.Schema(), spec); err != nil {
 		return errStream(out, err, in)
 	}
 	keys := make([]SortKey, 0, len(spec.Partition)+len(spec.Order))
@@ -172,9 +172,11 @@ func Window(ctx context.Context, in array.RecordReader, spec WindowSpec, mem *le
 	return newStream(out, w.pull, w.close)
 }
 
-// checkWindowSpec refuses argument columns out of range and argument types a kind does not
-// take.
-func checkWindowSpec(s *arrow.Schema, spec WindowSpec) error {
+// CheckWindowSpec refuses argument columns out of range, argument types a kind does not take
+// and frames the kind or the order cannot have (a RANGE offset without exactly one ORDER BY
+// key of a type that carries one: ErrRangeOffsetOrder), over input schema s. Window calls it
+// when it opens; planners call it first, so that a client's plan is refused before it runs.
+func CheckWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 	for i, f := range spec.Funcs {
 		for _, a := range f.Args {
 			if a < 0 || a >= s.NumFields() {

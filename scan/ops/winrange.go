@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -34,11 +35,16 @@ func (f WindowFrame) hasRangeOffset() bool {
 	return !f.Rows && !f.Groups && (off(f.Start) || off(f.End))
 }
 
+// ErrRangeOffsetOrder is wrapped by CheckWindowSpec's refusal of a RANGE frame with an offset
+// whose order is not exactly one key (PostgreSQL's 42P20 "RANGE with offset
+// PRECEDING/FOLLOWING requires exactly one ORDER BY column").
+var ErrRangeOffsetOrder = errors.New("a RANGE frame with an offset needs exactly one ORDER BY key")
+
 // checkRangeOffset refuses a RANGE offset frame whose order is not one key of a type that
 // carries one.
 func checkRangeOffset(s *arrow.Schema, spec WindowSpec, i int) error {
 	if len(spec.Order) != 1 {
-		return fmt.Errorf("ops: window function %d: a RANGE frame with an offset needs exactly one ORDER BY key, not %d", i, len(spec.Order))
+		return fmt.Errorf("ops: window function %d: %w, not %d", i, ErrRangeOffsetOrder, len(spec.Order))
 	}
 	if c := spec.Order[0].Column; c < 0 || c >= s.NumFields() || !rangeOffsetKind(s.Field(c).Type) {
 		return fmt.Errorf("ops: window function %d: a RANGE frame with an offset over an ORDER BY key of another type", i)
