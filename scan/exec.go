@@ -3,17 +3,20 @@ package scan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	"github.com/flightsrv/flightsrv/pushdown"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/scan/ledger"
+	"github.com/flightsrv/flightsrv/scan/ops"
 	"github.com/flightsrv/flightsrv/scan/shred"
 )
 
@@ -320,8 +323,10 @@ func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite, windows *Window
 }
 
 // Conform returns a reader of r's batches under schema, which must have r's column types
-// (names and nullability may differ): the batches share r's arrays. A type mismatch fails the
-// stream with an internal error.
+// (names and nullability may differ), or decimals of their scale (SameDecimalScale: each
+// value is checked against schema's precision, a value past it fails the stream with
+// 22003): the batches share r's arrays and buffers. Another type mismatch fails the stream
+// with an internal error.
 func Conform(r array.RecordReader, schema *arrow.Schema) array.RecordReader {
 	return conform(r, schema)
 }
@@ -376,12 +381,63 @@ func (r *conformReader) Next() bool {
 		r.err = fmt.Errorf("scan: batch of %d columns for a schema of %d", b.NumCols(), r.schema.NumFields())
 		return false
 	}
+	cols := b.Columns()
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
 	for i := range r.schema.NumFields() {
-		if !arrow.TypeEqual(b.Column(i).DataType(), r.schema.Field(i).Type) {
+		if arrow.TypeEqual(b.Column(i).DataType(), r.schema.Field(i).Type) {
+			continue
+		}
+		a, err := redeclareDecimal(b.Column(i), r.schema.Field(i).Type)
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if a == nil {
 			r.err = fmt.Errorf("scan: column %d is %s, want %s", i, b.Column(i).DataType(), r.schema.Field(i).Type)
 			return false
 		}
+		if len(made) == 0 {
+			cols = slices.Clone(cols)
+		}
+		made = append(made, a)
+		cols[i] = a
 	}
-	r.cur = array.NewRecordBatch(r.schema, b.Columns(), b.NumRows())
+	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
 	return true
+}
+
+// SameDecimalScale reports whether computed and declared are decimal128 types of one scale,
+// whose values Conform checks against the declared precision and relabels (a client plan
+// may declare a sum of decimal<10,2> as decimal<20,2>, DataFusion's, or decimal<38,2>,
+// Substrait's, while the executor's is decimal<38,2>).
+func SameDecimalScale(computed, declared arrow.DataType) bool {
+	c, ok1 := computed.(*arrow.Decimal128Type)
+	d, ok2 := declared.(*arrow.Decimal128Type)
+	return ok1 && ok2 && c.Scale == d.Scale
+}
+
+// redeclareDecimal returns col under the decimal128 type want of its own scale, sharing its
+// buffers, after checking that every value fits want's precision (PostgreSQL's numeric field
+// overflow, 22003, otherwise); nil, nil when the types are not such decimals.
+func redeclareDecimal(col arrow.Array, want arrow.DataType) (arrow.Array, error) {
+	if !SameDecimalScale(col.DataType(), want) {
+		return nil, nil
+	}
+	d := want.(*arrow.Decimal128Type)
+	limit := decimal128.GetScaleMultiplier(int(d.Precision))
+	dec := col.(*array.Decimal128)
+	for i, v := range dec.Values() {
+		if dec.IsValid(i) && v.Abs().Cmp(limit) >= 0 {
+			return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("numeric field overflow: a field with precision %d, scale %d must round to an absolute value less than 10^%d", d.Precision, d.Scale, d.Precision-d.Scale)}
+		}
+	}
+	data := col.Data()
+	relabelled := array.NewData(want, data.Len(), data.Buffers(), nil, data.NullN(), data.Offset())
+	defer relabelled.Release()
+	return array.MakeFromData(relabelled), nil
 }

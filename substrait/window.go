@@ -1196,6 +1196,12 @@ func fillWindowTypes(pes []*substraitpb.Expression, es []expr.Expression) bool {
 			if len(args) == 1 && familyOf(args[0]) == famFloat {
 				t = fp64Type()
 			}
+			if len(args) == 1 {
+				if d, ok := args[0].(*types.DecimalType); ok {
+					// decimal<38,S>, as the aggregate's (plans.go aggregateOutputType).
+					t = &types.DecimalType{Precision: 38, Scale: d.Scale}
+				}
+			}
 		default:
 			if len(args) > 0 && args[0] != nil && !isPlaceholder(types.TypeToProto(args[0])) {
 				t = args[0]

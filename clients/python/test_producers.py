@@ -81,6 +81,9 @@ QUERIES = [
     Query("count_column", "SELECT count(id) FROM flights WHERE origin = 'ATL' AND " + R_APR),
     # A decimal sum (trial 33 G5: DataFusion writes no output type on it; typed i64, refused).
     Query("sum_decimal", "SELECT sum(CAST({len}(id) AS DECIMAL(38, 10))) FROM flights WHERE origin = 'ATL' AND " + R_APR),
+    # Of a narrower decimal: Substrait types the sum decimal<38,2>, DataFusion decimal<20,2>; the
+    # executor sums in decimal<38,2> and answers in the declared precision.
+    Query("sum_decimal_narrow", "SELECT sum(CAST({len}(id) AS DECIMAL(10, 2))) FROM flights WHERE origin = 'ATL' AND " + R_APR),
     Query("max_text_per_group", "SELECT origin, max(id), min(id) FROM flights WHERE origin IN ('ORD', 'ATL') AND " + R_APR + " GROUP BY origin ORDER BY origin", ordered=True),
     Query("not_equal_residual", "SELECT count(*) FROM flights WHERE origin = 'ORD' AND " + R_APR + " AND id <> '0001700030'"),
     Query("in_list_residual_or", "SELECT count(*) FROM flights WHERE origin IN ('ORD', 'ATL') AND " + R_APR + " AND (id < '0001500000' OR id > '0001900000')"),
@@ -91,6 +94,7 @@ QUERIES = [
     Query("window_rank_of_counts", "SELECT origin, count(*) AS n, rank() OVER (ORDER BY count(*) DESC) AS rk FROM flights WHERE origin IN ('ORD', 'ATL', 'DEN', 'SFO') AND " + R_APR + " GROUP BY origin ORDER BY origin", ordered=True),
     Query("window_running_count", "SELECT id, count(*) OVER (PARTITION BY origin ORDER BY {ts}, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM flights WHERE origin IN ('ORD', 'SFO') AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-03} ORDER BY id", ordered=True),
     Query("window_lag_sum", "SELECT id, lag(id) OVER (PARTITION BY origin ORDER BY {ts}, id) AS prior_id, sum({len}(id)) OVER (PARTITION BY origin) AS s FROM flights WHERE origin IN ('ORD', 'SFO') AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-02} ORDER BY id", ordered=True),
+    Query("window_sum_decimal", "SELECT id, sum(CAST({len}(id) AS DECIMAL(10, 2))) OVER (PARTITION BY origin) AS s FROM flights WHERE origin IN ('ORD', 'SFO') AND {ts} >= {t:2001-04-01} AND {ts} < {t:2001-04-02} ORDER BY id", ordered=True),
     Query("computed_projection", "SELECT upper(id), {len}(id) FROM flights WHERE origin = 'SFO' AND {ts} >= {t:2001-05-01} AND {ts} < {t:2001-05-02} ORDER BY id LIMIT 3", ordered=True),
 ]
 

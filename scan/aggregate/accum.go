@@ -50,7 +50,7 @@ func newAccumulator(m resolved, partial bool) accumulator {
 		return &countAcc{}
 	case Sum, Avg:
 		if m.argType.ID() == arrow.DECIMAL128 { // validate admits sum only
-			return &decSumAcc{dt: m.argType}
+			return &decSumAcc{dt: decSumType(m.argType)}
 		}
 		if m.floatAccum() {
 			return newVarAcc(m)

@@ -422,7 +422,7 @@ func resultField(m resolved) arrow.Field {
 			return arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
 		}
 		if m.argType.ID() == arrow.DECIMAL128 {
-			return arrow.Field{Name: m.Name, Type: m.argType, Nullable: true}
+			return arrow.Field{Name: m.Name, Type: decSumType(m.argType), Nullable: true}
 		}
 		if m.Numeric {
 			return arrow.Field{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}
@@ -464,7 +464,10 @@ func stateFields(m resolved) []arrow.Field {
 	case CountStar, Count:
 		return []arrow.Field{{Name: m.Name, Type: arrow.PrimitiveTypes.Int64}}
 	case Sum:
-		if m.argType.ID() == arrow.DECIMAL128 || m.argType.ID() == arrow.FLOAT32 {
+		if m.argType.ID() == arrow.DECIMAL128 {
+			return []arrow.Field{{Name: m.Name, Type: decSumType(m.argType), Nullable: true}}
+		}
+		if m.argType.ID() == arrow.FLOAT32 {
 			return []arrow.Field{{Name: m.Name, Type: m.argType, Nullable: true}}
 		}
 		return []arrow.Field{{Name: m.Name, Type: sumStateType(m.argKind), Nullable: true}}

@@ -527,3 +527,49 @@ func TestDistinctNumeric(t *testing.T) {
 		t.Errorf("a distinct numeric sum of 39 digits: %v", err)
 	}
 }
+
+// TestSumOfNarrowDecimal: a sum of decimal(10,2) values is decimal(38,2) (Substrait's sum of
+// decimal<P,S>), in one pass and through partial states, plain and distinct, so that a total
+// of more digits than its argument is held (99999999.99 twice and 99999999.98 are 299999999.96, 11 digits).
+func TestSumOfNarrowDecimal(t *testing.T) {
+	t.Parallel()
+	dt := &arrow.Decimal128Type{Precision: 10, Scale: 2}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: dt, Nullable: true}}, nil)
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, schema, strings.NewReader(`[{"x": "99999999.99"}, {"x": "99999999.99"}, {"x": null}, {"x": "99999999.98"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	spec := aggregate.Spec{Measures: []aggregate.Measure{
+		{Func: aggregate.Sum, Arg: 0, Filter: -1, Name: "s"},
+		{Func: aggregate.Sum, Arg: 0, Distinct: true, Filter: -1, Name: "d"},
+	}}
+	mem := newLedger(t, 0)
+	want := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	check := func(what string, out []arrow.RecordBatch) {
+		t.Helper()
+		if len(out) != 1 || !arrow.TypeEqual(out[0].Column(0).DataType(), want) || !arrow.TypeEqual(out[0].Column(1).DataType(), want) {
+			t.Fatalf("%s: %v", what, out)
+		}
+		if got := fmt.Sprint(out[0].Column(0), out[0].Column(1)); got != "[299999999.96] [199999999.97]" {
+			t.Errorf("%s: sums %s", what, got)
+		}
+	}
+	single, _, err := drain(context.Background(), batchesReader(t, schema, []arrow.RecordBatch{rec}), schema, spec, aggregate.Single, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(single)
+	check("single", single)
+	partial, _, err := drain(context.Background(), batchesReader(t, schema, []arrow.RecordBatch{rec}), schema, spec, aggregate.Partial, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(partial)
+	final, _, err := drain(context.Background(), batchesReader(t, partial[0].Schema(), partial), schema, spec, aggregate.Final, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(final)
+	check("partial and final", final)
+}

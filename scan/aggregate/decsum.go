@@ -16,6 +16,13 @@ var errDecimalSum = &ops.DataError{Code: "22003", Msg: "numeric value out of ran
 // maxDecimal is 10^38, the first value decimal128(38, s) cannot hold.
 var maxDecimal = decimal128.GetScaleMultiplier(38)
 
+// decSumType is the type of a sum of decimal128(p, s) values: decimal128(38, s), the widest
+// of the argument's scale (Substrait's functions_arithmetic_decimal sum: decimal<38,S>;
+// PostgreSQL's numeric sum is unconstrained), so that a total of more than p digits is held.
+func decSumType(arg arrow.DataType) arrow.DataType {
+	return &arrow.Decimal128Type{Precision: 38, Scale: arg.(*arrow.Decimal128Type).Scale}
+}
+
 // decSumAcc is sum(x) of decimal128(38, s) values (PostgreSQL's numeric sum, of the argument's
 // scale): per group the exact total and how many values it summed (none: NULL). Its partial
 // state is the total, decimal128(38, s), NULL for an empty group; a total of 38 digits or more

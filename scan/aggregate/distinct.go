@@ -419,7 +419,7 @@ func newDistinctDec(m resolved, keepLog bool) *distinctDec {
 	if m.Func == Count {
 		a.count = &countAcc{}
 	} else {
-		a.sum = &decSumAcc{dt: m.argType}
+		a.sum = &decSumAcc{dt: decSumType(m.argType)}
 	}
 	return a
 }

@@ -723,9 +723,15 @@ func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
 			return nil, fmt.Errorf("ops: compile: field %d: %w", i, err)
 		}
 		got := c.in.Field(i).Type
+		// A decimal of the scale: a client's plan may type a sum of decimal<P,S> with its own
+		// precision where the executor's is decimal<38,S> (results are checked against the
+		// precision they are declared with: scan.Conform).
+		gd, gok := got.(*arrow.Decimal128Type)
+		wd, wok := want.(*arrow.Decimal128Type)
 		ok := arrow.TypeEqual(got, want) ||
 			(want.ID() == arrow.STRING && got.ID() == arrow.LARGE_STRING) ||
-			(want.ID() == arrow.BINARY && got.ID() == arrow.LARGE_BINARY)
+			(want.ID() == arrow.BINARY && got.ID() == arrow.LARGE_BINARY) ||
+			(gok && wok && gd.Scale == wd.Scale)
 		if !ok {
 			return nil, fmt.Errorf("ops: compile: field %d is %s in the input, %s in the expression", i, got, want)
 		}
@@ -1087,6 +1093,9 @@ func (n *castNode) eval(ctx context.Context, b arrow.RecordBatch) (compute.Datum
 	}
 	if ad, ok := d.(compute.ArrayLikeDatum); ok && (ad.Type().ID() == arrow.STRING || ad.Type().ID() == arrow.LARGE_STRING) && textCastTarget(n.to) {
 		return textCast(ctx, d, n.to)
+	}
+	if to, ok := narrowDecimalCast(datumType(d), n.to); ok {
+		return castNarrowDecimal(ctx, d, to)
 	}
 	if !arrow.IsBaseBinary(n.to.ID()) && n.to.ID() != arrow.STRING_VIEW && n.to.ID() != arrow.BINARY_VIEW {
 		opts := compute.SafeCastOptions(n.to)

@@ -190,7 +190,10 @@ func CheckWindowSpec(s *arrow.Schema, spec WindowSpec) error {
 		switch f.Kind {
 		case Sum, Avg:
 			if dt := s.Field(f.Args[0]).Type; f.Kind == Sum && dt.ID() == arrow.DECIMAL128 {
-				if !arrow.TypeEqual(f.Type, dt) {
+				// decimal<P',S> of the argument's scale: decimal<38,S> (Substrait's sum of
+				// decimal<P,S>; the binder's numerics are decimal<38,S> already) or the
+				// precision a client's plan declares, totals past it 22003 (decSums).
+				if ft, ok := f.Type.(*arrow.Decimal128Type); !ok || ft.Scale != dt.(*arrow.Decimal128Type).Scale {
 					return fmt.Errorf("ops: window function %d: sum of %s as %s", i, dt, f.Type)
 				}
 				continue
@@ -942,6 +945,9 @@ func (ev *winEval) decSums(a *array.Decimal128, ps, m int, peerStart, peerEnd []
 		d, ok := sum.dec()
 		if !ok {
 			return errNumericWide
+		}
+		if p := f.Type.(*arrow.Decimal128Type).Precision; p < 38 && d.Abs().Cmp(decimal128.GetScaleMultiplier(int(p))) >= 0 {
+			return &DataError{Code: sqlstateOutOfRange, Msg: "numeric field overflow"}
 		}
 		decs[ps+k] = d
 	}
