@@ -3,14 +3,17 @@ package e2e
 import (
 	"context"
 	"io"
+	"net"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
@@ -58,5 +61,67 @@ func TestIdleConnectionsClosed(t *testing.T) {
 	}
 	if err != io.EOF {
 		t.Fatalf("a call after the server closed the idle connection: %v", err)
+	}
+}
+
+// TestMaxConnsCap: with --max-conns 3, three connections held open (TCP only, as a flood's)
+// leave no room: a fourth client's call fails (its connection is closed as it is accepted)
+// and the server goes on; once one of the three closes, a new client is answered (trial 33
+// G2: connections held open reached the file descriptor limit, and the stores' files with
+// them).
+func TestMaxConnsCap(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: st, MaxConns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	var held []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+	}
+	listActions := func() error {
+		conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		actions, err := flight.NewFlightServiceClient(conn).ListActions(cctx, &flight.Empty{})
+		for err == nil {
+			_, err = actions.Recv()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	// The server accepts the three in turn; a client past them is closed at once.
+	var err4 error
+	if !waitFor(30*time.Second, func() bool { err4 = listActions(); return err4 != nil }) {
+		t.Fatal("a fourth connection was served beside three held open with --max-conns 3")
+	}
+	if status.Code(err4) != codes.Unavailable {
+		t.Fatalf("a client past --max-conns: %v, want UNAVAILABLE", err4)
+	}
+	held[0].Close()
+	var err5 error
+	if !waitFor(30*time.Second, func() bool { err5 = listActions(); return err5 == nil }) {
+		t.Fatalf("a client after one of the held connections closed: %v", err5)
 	}
 }

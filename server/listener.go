@@ -1,40 +1,94 @@
 package server
 
 import (
+	"context"
 	"net"
 	"sync"
+	"syscall"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/flightsrv/flightsrv/internal/ratelog"
 )
 
 // trackingListener is the gRPC listener: it remembers the connections it accepted so that the
 // end of a drain, or Close, can cut them. A graceful stop waits for every call, and a call
 // blocked sending to a client that stopped reading (HTTP/2 flow control) only returns when its
 // connection goes; arrow-go's flight.Server exposes no hard stop, so the server closes the
-// connections itself. Safe for concurrent use.
+// connections itself. It also holds at most max connections open (Config.MaxConns; 0: no
+// bound): one accepted beyond them is closed at once, so that clients opening connections
+// cannot take the file descriptors the stores need (trial 33 G2). Safe for concurrent use.
 type trackingListener struct {
 	net.Listener
-	mu     sync.Mutex
-	conns  map[*trackedConn]struct{}
-	closed bool // closeConns was called: later connections are closed at once
+	max     int
+	log     *ratelog.Limiter
+	refused metric.Int64Counter
+	mu      sync.Mutex
+	conns   map[*trackedConn]struct{}
+	closed  bool // closeConns was called: later connections are closed at once
 }
 
-func newTrackingListener(ln net.Listener) *trackingListener {
-	return &trackingListener{Listener: ln, conns: map[*trackedConn]struct{}{}}
+// newTrackingListener tracks ln's connections, at most max open (0: no bound), logging
+// refusals to log (nil: none).
+func newTrackingListener(ln net.Listener, max int, log *ratelog.Limiter) *trackingListener {
+	l := &trackingListener{Listener: ln, max: max, log: log, conns: map[*trackedConn]struct{}{}}
+	l.refused, _ = otel.Meter("flightsrv").Int64Counter("flightsrv.connections.refused", metric.WithUnit("{connection}"),
+		metric.WithDescription("Client connections closed as they were accepted because --max-conns were open."))
+	return l
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: c, l: l}
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			_ = c.Close()
+			return tc, nil // gRPC sees a connection that fails at once
+		}
+		if l.max > 0 && len(l.conns) >= l.max {
+			l.mu.Unlock()
+			_ = c.Close()
+			if l.refused != nil {
+				l.refused.Add(context.Background(), 1)
+			}
+			if l.log != nil {
+				l.log.Warn("closed a new client connection: --max-conns connections are open", "max_conns", l.max)
+			}
+			continue
+		}
+		l.conns[tc] = struct{}{}
+		l.mu.Unlock()
+		return tc, nil
 	}
-	tc := &trackedConn{Conn: c, l: l}
+}
+
+// open returns the number of connections open.
+func (l *trackingListener) open() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		_ = c.Close()
-		return tc, nil // gRPC sees a connection that fails at once
+	return len(l.conns)
+}
+
+// DefaultMaxConns returns Config.MaxConns's default for the process's file descriptor limit
+// (RLIMIT_NOFILE, which Go raises to its hard limit at start): the limit less 1,024 kept for
+// the stores (database connections, archive objects, the SQLite files) and logs, at most
+// 10,000 (about 25 KiB of memory each), or half of a limit under 2,048; 10,000 when the limit
+// cannot be read.
+func DefaultMaxConns() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == 0 {
+		return 10000
 	}
-	l.conns[tc] = struct{}{}
-	return tc, nil
+	if rl.Cur < 2048 {
+		return max(16, int(rl.Cur/2))
+	}
+	return int(min(10000, rl.Cur-1024))
 }
 
 // closeConns closes every accepted connection, and every later one as it is accepted.

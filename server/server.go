@@ -182,6 +182,11 @@ type Config struct {
 	// DefaultContendedStallTimeout; negative: only StallTimeout applies; admission.go; trial
 	// 33 G1: one connection that never read held every slot until StallTimeout).
 	ContendedStallTimeout time.Duration
+	// MaxConns bounds the client connections open at once: one accepted beyond them is closed
+	// at once, so that connections opened and held cannot take the file descriptors the
+	// stores need (default DefaultMaxConns(), from RLIMIT_NOFILE; negative: no bound; trial 33
+	// G2: 20,000 idle connections reached the limit and the archive's reads failed).
+	MaxConns int
 	// MaxConnStreams bounds the calls in flight on one client connection (HTTP/2
 	// SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the calls beyond it; default
 	// DefaultMaxConnStreams; negative: gRPC's, unbounded).
@@ -315,6 +320,10 @@ func (c *Config) withDefaults() {
 	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
 	c.ContendedStallTimeout = setting.Bound(c.ContendedStallTimeout, DefaultContendedStallTimeout)
 	c.MaxConnStreams = setting.Bound(c.MaxConnStreams, DefaultMaxConnStreams)
+	if c.MaxConns == 0 {
+		c.MaxConns = DefaultMaxConns()
+	}
+	c.MaxConns = max(c.MaxConns, 0)
 	c.PutIdleTimeout = setting.Bound(c.PutIdleTimeout, DefaultPutIdleTimeout)
 	c.ConnIdleTimeout = setting.Bound(c.ConnIdleTimeout, DefaultConnIdleTimeout)
 	c.QueryConnectionWait = setting.Required(c.QueryConnectionWait, DefaultQueryConnectionWait)
@@ -398,7 +407,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	tl := newTrackingListener(ln)
+	tl := newTrackingListener(ln, cfg.MaxConns, ratelog.New(cfg.Logger, 1, 5))
 	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm,
 		queryTimeout: cfg.QueryTimeout, stallTimeout: cfg.StallTimeout, putIdle: cfg.PutIdleTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)

@@ -46,6 +46,7 @@ type serveConfig struct {
 	stallTimeout    time.Duration
 	contendedStall  time.Duration
 	maxConnStreams  int
+	maxConns        int
 	putIdleTimeout  time.Duration
 	connIdleTimeout time.Duration
 	multiEndpoint   bool
@@ -102,6 +103,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.connIdleTimeout, "conn-idle-timeout", server.DefaultConnIdleTimeout, "how long a client connection may stay open with no call in flight before the server closes it (GOAWAY; clients reconnect at their next call; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.putIdleTimeout, "put-idle-timeout", server.DefaultPutIdleTimeout, "how long a write's stream (DoPut: ingest, update and parameter batches) may wait for the client's next message before the write is abandoned, storing nothing (DEADLINE_EXCEEDED; frees its locks; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.contendedStall, "contended-stall-timeout", server.DefaultContendedStallTimeout, "how long one message of a result stream may wait for a client that stopped reading while that client (its user, else its connection) holds more than its share of the query slots and another waits for one, before its connection is closed (0: the default; negative, e.g. -1s: only --stall-timeout applies)")
+	fs.IntVar(&c.maxConns, "max-conns", 0, "client connections open at once; one beyond is closed as it is accepted (0: the default, from the file descriptor limit less 1,024 for the stores, at most 10,000; negative: unbounded)")
 	fs.IntVar(&c.maxConnStreams, "max-conn-streams", server.DefaultMaxConnStreams, "calls in flight on one client connection (HTTP/2 MAX_CONCURRENT_STREAMS; clients queue the others; 0: the default; negative: unbounded)")
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; 0: the default; negative, e.g. -1s: no bound)")
 	fs.IntVar(&c.routeCache, "route-cache", routing.DefaultRouteCacheEntries, "archived routes cached per process (0: the default; negative: no cache)")
@@ -319,7 +321,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st.adapter(), Archive: reader,
-		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, ContendedStallTimeout: cfg.contendedStall, MaxConnStreams: cfg.maxConnStreams, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
+		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, ContendedStallTimeout: cfg.contendedStall, MaxConnStreams: cfg.maxConnStreams, MaxConns: cfg.maxConns, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
