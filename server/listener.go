@@ -35,6 +35,12 @@ func newTrackingListener(ln net.Listener, max int, log *ratelog.Limiter) *tracki
 	l := &trackingListener{Listener: ln, max: max, log: log, conns: map[*trackedConn]struct{}{}}
 	l.refused, _ = otel.Meter("flightsrv").Int64Counter("flightsrv.connections.refused", metric.WithUnit("{connection}"),
 		metric.WithDescription("Client connections closed as they were accepted because --max-conns were open."))
+	_, _ = otel.Meter("flightsrv").Int64ObservableGauge("flightsrv.connections.open", metric.WithUnit("{connection}"),
+		metric.WithDescription("Client connections open."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(int64(l.open()))
+			return nil
+		}))
 	return l
 }
 
