@@ -20,13 +20,10 @@ import (
 	"github.com/flightsrv/flightsrv/server"
 )
 
-// TestIdleConnectionsClosed: a client connection with no call in flight for
-// --conn-idle-timeout is closed by the server (GOAWAY: the client's channel leaves READY), so
-// that connections opened and left idle cannot hold the process's file descriptors (trial 33
-// G2); the same client's next call reconnects and is answered.
-func TestIdleConnectionsClosed(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+// sqliteServer starts cfg on 127.0.0.1 over a new SQLite hot store holding eventsTable,
+// stopped at the test's end.
+func sqliteServer(t *testing.T, ctx context.Context, cfg server.Config) *server.Server {
+	t.Helper()
 	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
 	if err != nil {
 		t.Fatal(err)
@@ -35,11 +32,23 @@ func TestIdleConnectionsClosed(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: st, ConnIdleTimeout: time.Second})
+	cfg.Listen, cfg.Tables, cfg.Hot = "127.0.0.1:0", []routing.TableDef{eventsTable}, st
+	srv, err := server.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestIdleConnectionsClosed: a client connection with no call in flight for
+// --conn-idle-timeout is closed by the server (GOAWAY: the client's channel leaves READY), so
+// that connections opened and left idle cannot hold the process's file descriptors (trial 33
+// G2); the same client's next call reconnects and is answered.
+func TestIdleConnectionsClosed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := sqliteServer(t, ctx, server.Config{ConnIdleTimeout: time.Second})
 	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -72,19 +81,7 @@ func TestIdleConnectionsClosed(t *testing.T) {
 func TestMaxConnsCap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.Start(ctx, server.Config{Listen: "127.0.0.1:0", Tables: []routing.TableDef{eventsTable}, Hot: st, MaxConns: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := sqliteServer(t, ctx, server.Config{MaxConns: 3})
 	var held []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", srv.Addr())

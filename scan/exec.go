@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
@@ -428,16 +427,5 @@ func redeclareDecimal(col arrow.Array, want arrow.DataType) (arrow.Array, error)
 	if !SameDecimalScale(col.DataType(), want) {
 		return nil, nil
 	}
-	d := want.(*arrow.Decimal128Type)
-	limit := decimal128.GetScaleMultiplier(int(d.Precision))
-	dec := col.(*array.Decimal128)
-	for i, v := range dec.Values() {
-		if dec.IsValid(i) && v.Abs().Cmp(limit) >= 0 {
-			return nil, &ops.DataError{Code: "22003", Msg: fmt.Sprintf("numeric field overflow: a field with precision %d, scale %d must round to an absolute value less than 10^%d", d.Precision, d.Scale, d.Precision-d.Scale)}
-		}
-	}
-	data := col.Data()
-	relabelled := array.NewData(want, data.Len(), data.Buffers(), nil, data.NullN(), data.Offset())
-	defer relabelled.Release()
-	return array.MakeFromData(relabelled), nil
+	return ops.FitDecimal(col, want.(*arrow.Decimal128Type))
 }

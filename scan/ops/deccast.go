@@ -61,17 +61,29 @@ func castNarrowDecimal(ctx context.Context, d compute.Datum, to *arrow.Decimal12
 	defer out.Release()
 	a := out.(*compute.ArrayDatum).MakeArray()
 	defer a.Release()
+	fit, err := FitDecimal(a, to)
+	if err != nil {
+		return nil, err
+	}
+	defer fit.Release()
+	return compute.NewDatum(fit), nil
+}
+
+// FitDecimal returns a (a decimal128 array of to's scale) typed to, sharing its buffers, after
+// checking that every value fits to's precision: one that does not is PostgreSQL's 22003
+// "numeric field overflow". The caller releases the result.
+func FitDecimal(a arrow.Array, to *arrow.Decimal128Type) (arrow.Array, error) {
 	dec := a.(*array.Decimal128)
 	limit := decimal128.GetScaleMultiplier(int(to.Precision))
 	for i, v := range dec.Values() {
 		if dec.IsValid(i) && v.Abs().Cmp(limit) >= 0 {
-			return nil, &DataError{Code: sqlstateOutOfRange, Msg: "numeric field overflow"}
+			return nil, &DataError{Code: sqlstateOutOfRange, Msg: fmt.Sprintf("numeric field overflow: a field with precision %d, scale %d must round to an absolute value less than 10^%d", to.Precision, to.Scale, to.Precision-to.Scale)}
 		}
 	}
 	data := a.Data()
 	relabelled := array.NewData(to, data.Len(), data.Buffers(), nil, data.NullN(), data.Offset())
 	defer relabelled.Release()
-	return compute.NewDatum(relabelled), nil
+	return array.MakeFromData(relabelled), nil
 }
 
 // datumType is d's type (arrow.Null for a datum without one).
