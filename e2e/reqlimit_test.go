@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -196,4 +197,31 @@ func TestDoPutWithoutDescriptorRefused(t *testing.T) {
 		_, err = put.Recv()
 	}
 	wantCode(t, "an empty first message", err, codes.InvalidArgument, "must carry the FlightDescriptor")
+
+	// A descriptor whose cmd is no Any, and a first message that is no IPC message: refused
+	// in our words, not nested in arrow-go's "failed to read input stream: rpc error: …"
+	// (trial 33 W3).
+	for _, c := range []struct {
+		what, want string
+		first      *flight.FlightData
+	}{
+		{"an empty command", "must hold a Flight SQL command", &flight.FlightData{FlightDescriptor: &flight.FlightDescriptor{Type: flight.DescriptorCMD}}},
+		{"a malformed IPC message", "malformed Arrow IPC message", &flight.FlightData{DataHeader: []byte{1, 2, 3}}},
+	} {
+		put, err := fc.DoPut(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := put.Send(c.first); err != nil {
+			t.Fatal(err)
+		}
+		_ = put.CloseSend()
+		for err == nil {
+			_, err = put.Recv()
+		}
+		wantCode(t, c.what, err, codes.InvalidArgument, c.want)
+		if strings.Contains(status.Convert(err).Message(), "rpc error") {
+			t.Errorf("%s: a nested status: %v", c.what, err)
+		}
+	}
 }

@@ -128,19 +128,31 @@ func ServePut(stream flight.FlightService_DoPutServer, idle time.Duration, next 
 	if errors.Is(err, io.EOF) {
 		return stream.Send(&flight.PutResult{AppMetadata: emptyUpdateResult})
 	}
-	if err == nil {
-		if first.GetFlightDescriptor() == nil {
-			// arrow-go's dispatcher reads the command from it (trial 33 G3: a panic).
-			return errPutWithoutDescriptor
-		}
-		boundPut(bounded, first)
+	if err != nil {
+		// Our own refusal of the first message (a malformed IPC message, one over its size,
+		// the idle bound) or the call's end, as it is: arrow-go's dispatcher would nest it in
+		// "failed to read input stream: rpc error: …" (trial 33 W3).
+		return err
 	}
-	return next(&peekedPutStream{FlightService_DoPutServer: checked, first: first, err: err})
+	if first.GetFlightDescriptor() == nil {
+		// arrow-go's dispatcher reads the command from it (trial 33 G3: a panic).
+		return errPutWithoutDescriptor
+	}
+	if err := boundPut(bounded, first); err != nil {
+		return err
+	}
+	return next(&peekedPutStream{FlightService_DoPutServer: checked, first: first})
 }
 
 // errPutWithoutDescriptor refuses a DoPut whose first message carries no FlightDescriptor,
 // which names the command (Flight's DoPut contract).
 var errPutWithoutDescriptor = status.Error(codes.InvalidArgument, "the first message of a DoPut must carry the FlightDescriptor of its command")
+
+// errPutNotACommand refuses a DoPut whose FlightDescriptor's cmd is not a google.protobuf.Any
+// naming a message type (Flight SQL's commands are; arrow-go's own wording was "could not
+// unmarshal google.protobuf.Any: proto: invalid empty type URL"). An Any of a type the server
+// does not know stays UNIMPLEMENTED (the dispatcher's).
+var errPutNotACommand = status.Error(codes.InvalidArgument, "the FlightDescriptor of a DoPut must hold a Flight SQL command (a google.protobuf.Any naming its type)")
 
 // emptyUpdateResult is the encoding of DoPutUpdateResult{record_count: 0}.
 var emptyUpdateResult = func() []byte {

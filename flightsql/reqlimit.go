@@ -146,13 +146,14 @@ func (s *boundedPutStream) Recv() (*flight.FlightData, error) {
 // MaxBindingBytes, so a message over MaxRequestBytes (four times as much: a client's encoding
 // may differ from the server's) is refused INVALID_ARGUMENT as parameters over
 // MaxBindingBytes are, before it is decoded. Ingest and update parameters keep the server's
-// receive limit.
-func boundPut(s *boundedPutStream, first *flight.FlightData) {
+// receive limit. A descriptor whose cmd is no google.protobuf.Any is errPutNotACommand.
+func boundPut(s *boundedPutStream, first *flight.FlightData) error {
 	var a anypb.Any
-	if err := proto.Unmarshal(first.GetFlightDescriptor().GetCmd(), &a); err != nil {
-		return
+	if err := proto.Unmarshal(first.GetFlightDescriptor().GetCmd(), &a); err != nil || a.GetTypeUrl() == "" {
+		return errPutNotACommand
 	}
 	if a.MessageIs((*pb.CommandPreparedStatementQuery)(nil)) {
 		s.limit, s.tooLarge = MaxRequestBytes, errParamsTooLarge
 	}
+	return nil
 }
