@@ -288,7 +288,9 @@ func watchKeyring(ctx context.Context, path string, ring *auth.Keyring, every ti
 	}
 }
 
-// loadKeyPair is tls.LoadX509KeyPair over files read at most setting.MaxFileBytes each.
+// loadKeyPair is tls.LoadX509KeyPair over files read at most setting.MaxFileBytes each. A
+// certificate that has expired or expires within certExpiryWarning is logged as a warning
+// (it still loads: a client that does not verify it connects).
 func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
 	cert, err := setting.ReadFile(certFile)
 	if err != nil {
@@ -298,5 +300,36 @@ func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	return tls.X509KeyPair(cert, key)
+	pair, err := tls.X509KeyPair(cert, key)
+	if err != nil {
+		return pair, err
+	}
+	if msg := certExpiry(pair, time.Now()); msg != "" {
+		slog.Warn(msg, "cert", certFile)
+	}
+	return pair, nil
+}
+
+// certExpiryWarning is how long before its end a certificate's expiry is warned about.
+const certExpiryWarning = 14 * 24 * time.Hour
+
+// certExpiry returns the warning for cert's leaf at now: expired (clients that verify it
+// refuse every handshake), not yet valid, or expiring within certExpiryWarning; "" otherwise
+// or when the leaf does not parse (tls.X509KeyPair checked it).
+func certExpiry(cert tls.Certificate, now time.Time) string {
+	leaf := cert.Leaf
+	if leaf == nil && len(cert.Certificate) > 0 {
+		leaf, _ = x509.ParseCertificate(cert.Certificate[0])
+	}
+	switch {
+	case leaf == nil:
+		return ""
+	case now.After(leaf.NotAfter):
+		return fmt.Sprintf("the TLS certificate expired at %s: clients that verify it refuse to connect", leaf.NotAfter.UTC().Format(time.RFC3339))
+	case now.Before(leaf.NotBefore):
+		return fmt.Sprintf("the TLS certificate is not valid before %s: clients that verify it refuse to connect until then", leaf.NotBefore.UTC().Format(time.RFC3339))
+	case leaf.NotAfter.Sub(now) < certExpiryWarning:
+		return fmt.Sprintf("the TLS certificate expires at %s", leaf.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return ""
 }

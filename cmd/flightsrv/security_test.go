@@ -284,3 +284,32 @@ func TestTLSFilesBounded(t *testing.T) {
 		t.Fatalf("--tls-cert /dev/zero: %v, want refused as larger than the limit", err)
 	}
 }
+
+// TestCertExpiry: a server or peer certificate that has expired, is not valid yet, or expires
+// within two weeks is warned about when it loads (trial 33 m1: an expired certificate started
+// without a word); one valid for longer is not.
+func TestCertExpiry(t *testing.T) {
+	pki := newTestPKI(t) // valid for the hour from a minute ago
+	cert, err := loadKeyPair(pki.serverCert, pki.serverKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{now.Add(2 * time.Hour), "expired at"},
+		{now.Add(-time.Hour), "not valid before"},
+		{now, "expires at"},
+		{now.Add(-30 * 24 * time.Hour), "not valid before"},
+	} {
+		if got := certExpiry(cert, c.at); !strings.Contains(got, c.want) {
+			t.Errorf("at %s: %q, want %q", c.at, got, c.want)
+		}
+	}
+	cert.Leaf.NotAfter = now.Add(30 * 24 * time.Hour)
+	if got := certExpiry(cert, now); got != "" {
+		t.Errorf("a certificate valid for 30 more days: %q", got)
+	}
+}
