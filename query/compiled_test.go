@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/flightsrv/flightsrv/internal/session"
 	"github.com/flightsrv/flightsrv/routing"
 	"github.com/flightsrv/flightsrv/routing/sqlite"
 	"github.com/flightsrv/flightsrv/substrait"
@@ -133,5 +135,101 @@ func TestCompiledStatementsStayCurrent(t *testing.T) {
 		if compiledOf(wide) != nil {
 			t.Fatalf("pushdown=%v: a statement over %d buckets was kept compiled", pushdown, compiledMaxBuckets+1)
 		}
+	}
+}
+
+// TestBoundStatementsShared: an analytical statement without parameters is bound once and its
+// binding kept in the statement cache (stmtEntry.bind), yet every execution discovers the
+// partitions as they are then (a partition appended between executions is counted), and the
+// kept binding is shared by concurrent executions and plannings (run with -race); a statement
+// whose binding reads the clock is bound per call.
+func TestBoundStatementsShared(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 1000}
+	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day.AddDate(0, 0, 2) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	add := func(channel string, n int) {
+		t.Helper()
+		recs := make([]routing.Record, n)
+		for i := range recs {
+			k++
+			recs[i] = routing.Record{PartitionKey: []byte(channel), EventTime: day.Add(time.Duration(k) * time.Hour), SortKey: fmt.Appendf(nil, "%04d", k), Value: []byte("v")}
+		}
+		if _, err := tbl.Append(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", 5)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	e, err := New([]*routing.DurableTable{tbl}, Options{Pushdown: true, Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	actx := session.With(ctx, session.Settings{Analytical: true})
+	count := "SELECT count(*) FROM messages WHERE timestamp >= '2025-03-01T00:00:00Z' AND timestamp < '2025-03-03T00:00:00Z'"
+	run := func(sql string) (string, error) {
+		if _, err := e.Fragments(actx, sql, nil, nil, true); err != nil {
+			return "", err
+		}
+		r, err := e.Execute(actx, sql, nil, nil)
+		if err != nil {
+			return "", err
+		}
+		defer r.Release()
+		var out string
+		for r.Next() {
+			out += r.RecordBatch().Column(0).ValueStr(0)
+		}
+		return out, r.Err()
+	}
+	if got, err := run(count); err != nil || got != "5" {
+		t.Fatalf("count = %q, %v; want 5", got, err)
+	}
+	ent, err := e.stmts.entry(count, e.cat, e.bindOptions(actx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ent.bound.Load() == nil {
+		t.Fatal("the analytical statement's binding was not kept")
+	}
+	add("b", 3) // a partition the first execution did not discover
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if got, err := run(count); err != nil || got != "8" {
+					errs <- fmt.Errorf("count = %q, %v; want 8", got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	clock := "SELECT count(*) FROM messages WHERE timestamp >= '2025-03-01T00:00:00Z' AND timestamp < now()"
+	if _, err := run(clock); err != nil {
+		t.Fatal(err)
+	}
+	if ent, err := e.stmts.entry(clock, e.cat, e.bindOptions(actx)); err != nil || ent.bound.Load() != nil {
+		t.Fatalf("a statement reading the clock kept its binding (%v)", err)
 	}
 }

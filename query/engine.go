@@ -314,7 +314,7 @@ func (e *Engine) Execute(ctx context.Context, sql string, substraitPlan []byte, 
 		if c := ent.exec.Load(); c != nil {
 			return e.start(ctx, c)
 		}
-		b, err = st.BindGeneral(e.bindOptions(ctx))
+		b, err = ent.bind(e.bindOptions(ctx))
 	}
 	if err != nil {
 		return nil, e.planError(err)

@@ -86,15 +86,16 @@ func (e *Engine) bindQuery(ctx context.Context, sql string, substraitPlan []byte
 		pl.b, err = e.prepareSubstrait(ctx, substraitPlan)
 		return &pl, err // a status error already
 	}
-	st, err := e.stmts.prepare(sql, e.cat, e.bindOptions(ctx))
+	ent, err := e.stmts.entry(sql, e.cat, e.bindOptions(ctx))
 	if err != nil {
 		return nil, err
 	}
+	st := ent.st
 	pl.explain = st.IsExplain()
 	if params != nil && params.NumRows() > 0 {
 		pl.b, err = st.BindGeneralRecord(e.bindOptions(ctx), params, 0)
 	} else {
-		pl.b, err = st.BindGeneral(e.bindOptions(ctx))
+		pl.b, err = ent.bind(e.bindOptions(ctx))
 	}
 	if err != nil {
 		return nil, err

@@ -13,13 +13,14 @@ import (
 
 // statementCacheEntries bounds the prepared statements kept per engine, and
 // statementCacheBytes the bytes of their texts: a prepared statement keeps about 160 bytes of
-// heap per byte of its text (a 12 KB select list of 3,000 columns keeps 1.9 MB), so 1,024
-// entries of any size could hold gigabytes, while 1 MiB of text holds some 160 MB at most
-// and thousands of ordinary statements. Statements of bigStatement bytes or more are never
-// kept: they are prepared per call.
+// heap per byte of its text (a 12 KB select list of 3,000 columns keeps 1.9 MB), and its kept
+// binding (stmtEntry.bound) about as much again, so 1,024 entries of any size could hold
+// gigabytes, while 512 KiB of text holds some 160 MB at most and a thousand ordinary
+// statements. Statements of bigStatement bytes or more are never kept: they are prepared per
+// call.
 const (
 	statementCacheEntries = 1024
-	statementCacheBytes   = 1 << 20
+	statementCacheBytes   = 512 << 10
 )
 
 // stmtCache keeps recently prepared SQL statements by their text, so that the GetFlightInfo
@@ -42,9 +43,32 @@ type stmtCache struct {
 type stmtEntry struct {
 	key string // the SQL text, prefixed when analytical (see entry)
 	st  *substrait.Statement
+	// bound is the statement bound without parameters, once a binding read neither the
+	// clock nor the user (substrait.Bound.Volatile): set once, then read-only and shared
+	// (bind). An analytical statement is never kept compiled (its partitions are discovered
+	// per call), so this spares its GetFlightInfo and its DoGet the binding (issue 19: about
+	// half a millisecond each for a count over every partition).
+	bound atomic.Pointer[substrait.Bound]
 	// exec is the statement compiled for execution (nil until its first execution, and
 	// always nil for statements that are not cached compiled): set once, then read-only.
 	exec atomic.Pointer[compiled]
+}
+
+// bind returns the entry's statement bound without parameters under opts: the binding kept
+// by an earlier call, else a new one, kept when it reads tables and read neither the clock
+// nor the user (opts' other fields are the engine's own, or the entry's key: Analytical).
+// The result is shared: read-only. Errors are BindGeneral's.
+func (ent *stmtEntry) bind(opts substrait.BindOptions) (*substrait.Bound, error) {
+	if b := ent.bound.Load(); b != nil {
+		return b, nil
+	}
+	b, err := ent.st.BindGeneral(opts)
+	if err == nil && !b.Volatile && b.Plan != nil {
+		// A table-less statement (constants, SHOW) is cheap to bind and its binding does
+		// not say whether it read the clock or the user.
+		ent.bound.Store(b)
+	}
+	return b, err
 }
 
 // Planning a statement takes memory in proportion to its text — the parse tree of a 200 KB
