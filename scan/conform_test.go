@@ -13,10 +13,11 @@ import (
 	"github.com/flightsrv/flightsrv/scan/ops"
 )
 
-// TestConformDecimalPrecision: a decimal column conforms to a declared decimal of its scale
-// and another precision (a client plan's sum declared decimal<20,2> where the executor's is
-// decimal<38,2>), each value checked against the declared precision: one past it fails the
-// stream with 22003; another type stays an internal error.
+// TestConformDecimalPrecision: a decimal column conforms to a declared decimal of another
+// precision (a client plan's sum declared decimal<20,2> where the executor's is
+// decimal<38,2>) or scale (rounded half away from zero), each value checked against the
+// declared precision: one past it fails the stream with 22003; another type stays an
+// internal error.
 func TestConformDecimalPrecision(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -51,7 +52,15 @@ func TestConformDecimalPrecision(t *testing.T) {
 	if !errors.As(err, &de) || de.SQLState() != "22003" {
 		t.Fatalf("12345.67 as decimal(6,2): %v, want 22003", err)
 	}
-	if _, err := read(&arrow.Decimal128Type{Precision: 20, Scale: 3}); err == nil || errors.As(err, &de) {
-		t.Fatalf("another scale: %v, want an internal error", err)
+	// Another scale: rescaled, rounding half away from zero (a client plan's quotient
+	// declared decimal<14,6> where the executor computes more digits).
+	if got, err := read(&arrow.Decimal128Type{Precision: 20, Scale: 1}); err != nil || got != "[12345.7 (null) -1000]" {
+		t.Fatalf("decimal(20,1): %q, %v", got, err)
+	}
+	if _, err := read(&arrow.Decimal128Type{Precision: 5, Scale: 1}); !errors.As(err, &de) || de.SQLState() != "22003" {
+		t.Fatalf("12345.67 as decimal(5,1): %v, want 22003", err)
+	}
+	if _, err := read(arrow.PrimitiveTypes.Int64); err == nil || errors.As(err, &de) {
+		t.Fatalf("another type: %v, want an internal error", err)
 	}
 }

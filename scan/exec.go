@@ -322,10 +322,10 @@ func lowerPlan(p *plan.Plan, opts *Options, rewrites *[]Rewrite, windows *Window
 }
 
 // Conform returns a reader of r's batches under schema, which must have r's column types
-// (names and nullability may differ), or decimals of their scale (SameDecimalScale: each
-// value is checked against schema's precision, a value past it fails the stream with
-// 22003): the batches share r's arrays and buffers. Another type mismatch fails the stream
-// with an internal error.
+// (names and nullability may differ), or decimals (BothDecimal: each value is rescaled to
+// schema's scale and checked against its precision, a value past it fails the stream with
+// 22003): the batches share r's arrays. Another type mismatch fails the stream with an
+// internal error.
 func Conform(r array.RecordReader, schema *arrow.Schema) array.RecordReader {
 	return conform(r, schema)
 }
@@ -410,22 +410,30 @@ func (r *conformReader) Next() bool {
 	return true
 }
 
-// SameDecimalScale reports whether computed and declared are decimal128 types of one scale,
-// whose values Conform checks against the declared precision and relabels (a client plan
-// may declare a sum of decimal<10,2> as decimal<20,2>, DataFusion's, or decimal<38,2>,
-// Substrait's, while the executor's is decimal<38,2>).
+// SameDecimalScale reports whether computed and declared are decimal128 types of one scale:
+// a client plan may declare a sum of decimal<10,2> as decimal<20,2> (DataFusion's) or
+// decimal<38,2> (Substrait's) while the executor's is decimal<38,2>.
 func SameDecimalScale(computed, declared arrow.DataType) bool {
 	c, ok1 := computed.(*arrow.Decimal128Type)
 	d, ok2 := declared.(*arrow.Decimal128Type)
 	return ok1 && ok2 && c.Scale == d.Scale
 }
 
-// redeclareDecimal returns col under the decimal128 type want of its own scale, sharing its
-// buffers, after checking that every value fits want's precision (PostgreSQL's numeric field
-// overflow, 22003, otherwise); nil, nil when the types are not such decimals.
+// BothDecimal reports whether computed and declared are decimal128 types, whose values
+// Conform rescales and checks against the declared type (a client plan may declare a
+// quotient decimal<14,6> where the executor computes decimal<30,22>).
+func BothDecimal(computed, declared arrow.DataType) bool {
+	_, ok1 := computed.(*arrow.Decimal128Type)
+	_, ok2 := declared.(*arrow.Decimal128Type)
+	return ok1 && ok2
+}
+
+// redeclareDecimal returns col under the decimal128 type want (ops.FitDecimal: rescaled,
+// rounding half away from zero, each value checked against want's precision, 22003 past
+// it); nil, nil when the types are not both decimals.
 func redeclareDecimal(col arrow.Array, want arrow.DataType) (arrow.Array, error) {
-	if !SameDecimalScale(col.DataType(), want) {
+	if !BothDecimal(col.DataType(), want) {
 		return nil, nil
 	}
-	return ops.FitDecimal(col, want.(*arrow.Decimal128Type))
+	return ops.FitDecimal(memory.DefaultAllocator, col, want.(*arrow.Decimal128Type))
 }

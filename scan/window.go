@@ -299,13 +299,14 @@ func newWindowNode(in node, parts []expr.Expression, sorts []expr.SortField, fun
 				// sum of numerics: the exact total at the argument's scale (functions_arithmetic_decimal's
 				// sum, decimal<38,s>).
 				// A client's plan may declare another precision of the scale (Isthmus: the
-				// argument's): the sums are of that type, a total past it 22003.
+				// argument's); the sums are decimal<38,S> all the same, as the aggregate's
+				// (references of another precision read them: ops' column check; the result
+				// is typed as computed: query's widenDecimals).
 				at := inner.Field(f.Args[0]).Type.(*arrow.Decimal128Type)
-				d, ok := funcs[i].GetType().(*types.DecimalType)
-				if !ok || d.Scale != at.Scale || d.Precision < 1 || d.Precision > 38 {
+				if d, ok := funcs[i].GetType().(*types.DecimalType); !ok || d.Scale != at.Scale {
 					return nil, unsupported("sum of %s typed %s over a window", at, funcs[i].GetType())
 				}
-				f.Type = &arrow.Decimal128Type{Precision: d.Precision, Scale: at.Scale}
+				f.Type = &arrow.Decimal128Type{Precision: 38, Scale: at.Scale}
 			default:
 				return nil, unsupported("%s of %s over a window", funcs[i].Name(), inner.Field(f.Args[0]).Type)
 			}

@@ -105,11 +105,23 @@ func TestMalformedClientPlans(t *testing.T) {
 	if urns.ExtensionUrns[0].GetUrn() == "extension:io.substrait:functions_arithmetic" {
 		urns.ExtensionUrns[len(urns.ExtensionUrns)-1].Urn = "extension:io.substrait:functions_string"
 	}
+	badDecimal := bound(`SELECT CAST(length(id) AS numeric(6, 2)) FROM messages` + routedWhere)
+	decimals := 0
+	eachMessage(badDecimal.ProtoReflect(), func(m protoreflect.Message) {
+		if d, ok := m.Interface().(*substraitpb.Type_Decimal); ok {
+			d.Precision, d.Scale = 6, 10
+			decimals++
+		}
+	})
+	if decimals == 0 {
+		t.Fatal("the plan has no decimal type")
+	}
 	for _, c := range []struct {
 		what string
 		pb   *substraitpb.Plan
 		msg  string
 	}{
+		{"a decimal type whose scale passes its precision", badDecimal, "invalid Substrait plan: decimal<6,10> is not a type: a precision is 1 to 38 and a scale 0 to the precision"},
 		{"a call of an undeclared anchor", undeclared, "invalid Substrait plan: function anchor 999 is referenced and no extension declaration of the plan defines it"},
 		{"an aggregate of an undeclared anchor", undeclaredAgg, "invalid Substrait plan: function anchor 77 is referenced and no extension declaration of the plan defines it"},
 		{"an anchor declared twice, the duplicate last", conflicting(false), `invalid Substrait plan: extension function anchor 2 is declared twice ("gte:" and "equal:")`},

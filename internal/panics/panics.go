@@ -86,6 +86,9 @@ func FromValue(where string, p any) *Error {
 	}
 	attrs = append(attrs, "stack", string(debug.Stack()))
 	slog.Default().Error("recovered a panic; the request failed with INTERNAL and the server goes on", attrs...)
+	// The value itself may quote a row's values: at debug only, as the raw errors behind
+	// INTERNAL refusals are (querylog's "query error detail").
+	slog.Default().Debug("recovered panic value", "where", where, "panic", fmt.Sprint(p))
 	if c := counter(); c != nil {
 		c.Add(context.Background(), 1, metric.WithAttributes(attribute.String("where", where)))
 	}
