@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,10 +52,12 @@ const retryPushback = "1000"
 //     (that waiter is refused as the queue being full: longest queue drop), else it is
 //     refused;
 //   - while a waiter's owner runs fewer than its share of the slots (max(1, slots / owners
-//     running or waiting)), a query stream of an owner running more than its share whose send
-//     has waited for its client longer than yield (Config.ContendedStallTimeout) is reclaimed:
-//     its reclaim function closes its connection, which ends its streams and frees their
-//     slots. A client that reads its results is never reclaimed, however many slots it holds.
+//     running or waiting)), a query stream of an owner running more than its share that its
+//     client has not been reading for yield (Config.ContendedStallTimeout; slowLocked) is
+//     reclaimed — and while a waiter's owner runs nothing, such a stream of any owner
+//     (stalledLocked): its reclaim function closes its connection, which ends its streams and
+//     frees their slots. A client that reads its results is never reclaimed, however many
+//     slots it holds.
 //
 // Safe for concurrent use.
 type admission struct {
@@ -103,10 +107,18 @@ type grant struct {
 	owner   string
 	poll    bool
 	reclaim func() // nil: never reclaimed
-	// sendingSince is when the stream's current send began (UnixNano), 0 between sends.
+	// sendingSince is when the stream's current send began (UnixNano), 0 between sends;
+	// blocked is the time (ns) its finished sends took, and sent their bytes.
 	sendingSince atomic.Int64
+	blocked      atomic.Int64
+	sent         atomic.Int64
 	reclaimed    bool // guarded by a.mu
-	once         sync.Once
+	// markAt and markBlocked open the window over which stalledLocked measures the share of
+	// time the stream's sends waited for its client (guarded by a.mu; markAt zero: none).
+	markAt      time.Time
+	markBlocked int64
+	markSent    int64
+	once        sync.Once
 }
 
 // ownerOf returns whom the admission of ctx's call is charged to: "user NAME" for an
@@ -465,16 +477,59 @@ func (g *grant) release() {
 	})
 }
 
-// sending marks the start (true) and end (false) of one send of g's stream.
-func (g *grant) sending(start bool) {
+// sending marks the start of one send of g's stream (done: its end, of n bytes).
+func (g *grant) sending(start bool) { g.sendingBytes(start, 0) }
+
+// sendingBytes is sending, with the bytes of a send that ended (start false).
+func (g *grant) sendingBytes(start bool, n int) {
 	if g == nil {
 		return
 	}
 	if start {
 		g.sendingSince.Store(time.Now().UnixNano())
-	} else {
-		g.sendingSince.Store(0)
+		return
 	}
+	if since := g.sendingSince.Swap(0); since != 0 {
+		g.blocked.Add(time.Now().UnixNano() - since)
+	}
+	g.sent.Add(int64(n))
+}
+
+// blockedAt returns the time (ns) g's sends have waited up to now, the current one included.
+func (g *grant) blockedAt(now time.Time) int64 {
+	b := g.blocked.Load()
+	if since := g.sendingSince.Load(); since != 0 {
+		b += max(0, now.UnixNano()-since)
+	}
+	return b
+}
+
+// A stream counts as not read (stalledLocked) over a window when its sends waited for its
+// client at least slowFraction of the time and its client took fewer than slowBytesPerSecond:
+// a client that stops, or trickles a few KiB a second (trial 34 S2), is; one that reads as
+// fast as it is sent, or a slower consumer still taking its results (a notebook converting
+// them as they come), is not.
+const (
+	slowFraction       = 0.9
+	slowBytesPerSecond = 256 << 10
+)
+
+// slowLocked reports whether g was not read (above) over a window of at least yield ending
+// at now; each window that has lasted yield closes there and the next one opens (a.mu held).
+func (a *admission) slowLocked(g *grant, now time.Time) bool {
+	b, n := g.blockedAt(now), g.sent.Load()
+	if g.markAt.IsZero() {
+		g.markAt, g.markBlocked, g.markSent = now, b, n
+		return false
+	}
+	window := now.Sub(g.markAt)
+	if window < a.yield {
+		return false
+	}
+	slow := float64(b-g.markBlocked) >= slowFraction*float64(window) &&
+		float64(n-g.markSent) < slowBytesPerSecond*window.Seconds()
+	g.markAt, g.markBlocked, g.markSent = now, b, n
+	return slow
 }
 
 // reclaimEvery is how often stalled streams are looked for while queries wait.
@@ -511,10 +566,13 @@ func (a *admission) reclaimStalled() {
 	}
 }
 
-// stalledLocked marks and returns the streams to reclaim at now: while an eligible waiter's
-// owner runs fewer than its share, the streams of owners running more than theirs whose
-// current send began at least yield ago, as many per owner as it runs over its share (less
-// those reclaimed already).
+// stalledLocked marks and returns the streams to reclaim at now. While an eligible waiter's
+// owner runs fewer than its share, the streams of owners running more than theirs whose sends
+// waited for their client slowFraction of the last window of yield (slowLocked) are
+// reclaimed, as many per owner as it runs over its share (less those reclaimed already); and
+// while a waiter's owner runs nothing, such streams of any owner are reclaimed, one per
+// starving owner less the reclaims under way, those of owners running the most first (trial 34 S1: eight connections
+// each holding one stalled stream, each within its share, kept everyone else out).
 func (a *admission) stalledLocked(now time.Time) []*grant {
 	contenders := map[string]bool{}
 	for o, h := range a.owners {
@@ -522,9 +580,13 @@ func (a *admission) stalledLocked(now time.Time) []*grant {
 			contenders[o] = true
 		}
 	}
+	starving := map[string]bool{}
 	for _, w := range a.waiters {
 		if a.eligibleLocked(w) {
 			contenders[w.owner] = true
+			if a.runningOf(w.owner) == 0 {
+				starving[w.owner] = true
+			}
 		}
 	}
 	share := max(1, a.maxRunning/max(1, len(contenders)))
@@ -536,17 +598,38 @@ func (a *admission) stalledLocked(now time.Time) []*grant {
 		}
 	}
 	if !deserving {
+		for g := range a.streams {
+			g.markAt = time.Time{} // the next contention measures afresh
+		}
 		return nil
 	}
-	var out []*grant
+	var out, others []*grant
 	for g := range a.streams {
-		h := a.owners[g.owner]
-		since := g.sendingSince.Load()
-		if g.reclaimed || h.running-h.reclaimed <= share || since == 0 || now.Sub(time.Unix(0, since)) < a.yield {
+		if g.reclaimed || !a.slowLocked(g, now) {
 			continue
 		}
+		if h := a.owners[g.owner]; h.running-h.reclaimed > share {
+			g.reclaimed = true
+			h.reclaimed++
+			out = append(out, g)
+			continue
+		}
+		others = append(others, g)
+	}
+	// Slots already being reclaimed go to the starving owners first.
+	need := len(starving)
+	for _, h := range a.owners {
+		need -= h.reclaimed
+	}
+	if need <= 0 {
+		return out
+	}
+	slices.SortFunc(others, func(x, y *grant) int {
+		return cmp.Compare(a.owners[y.owner].running-a.owners[y.owner].reclaimed, a.owners[x.owner].running-a.owners[x.owner].reclaimed)
+	})
+	for _, g := range others[:min(need, len(others))] {
 		g.reclaimed = true
-		h.reclaimed++
+		a.owners[g.owner].reclaimed++
 		out = append(out, g)
 	}
 	return out

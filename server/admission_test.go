@@ -457,3 +457,65 @@ func TestAdmissionReclaimsStalledStreams(t *testing.T) {
 		t.Fatalf("got %q", name)
 	}
 }
+
+// TestAdmissionReclaimsSlowAndSybilStreams (trial 34 S1, S2): owners each within their share
+// — one stream per connection, as many connections as slots — lose one stream to a waiter
+// running nothing, one per starving waiter; a stream whose client trickles (its sends wait
+// for it most of the time, never long at once) counts as stalled, one whose client reads
+// does not.
+func TestAdmissionReclaimsSlowAndSybilStreams(t *testing.T) {
+	for _, trickle := range []bool{true, false} {
+		a := newAdmission(2, 8, 1, time.Hour)
+		a.yield = 40 * time.Millisecond
+		reclaimed := make(chan *grant, 4)
+		hold := func(port int) *grant {
+			var g *grant
+			g, err := a.admitStream(ownerCtx(port), func() { reclaimed <- g })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+		slow, other := hold(1), hold(2) // two owners, one slot each: both within their share
+		stop := make(chan struct{})
+		if trickle {
+			// slow's sends wait 95% of the time; other reads all it is sent.
+			go func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					slow.sending(true)
+					time.Sleep(19 * time.Millisecond)
+					slow.sending(false)
+					time.Sleep(time.Millisecond)
+				}
+			}()
+		} else {
+			slow.sending(true) // both stalled: a Sybil's connections
+			other.sending(true)
+		}
+		got, done := make(chan string, 4), make(chan struct{})
+		admitNamed(ownerCtx(3), a, "starving", got, done)
+		first := <-reclaimed
+		if trickle && first != slow || first != slow && first != other {
+			t.Fatalf("trickle %t: reclaimed the wrong stream", trickle)
+		}
+		time.Sleep(10 * a.yield)
+		select {
+		case g := <-reclaimed:
+			t.Fatalf("trickle %t: a second stream (%p) reclaimed for one starving waiter", trickle, g)
+		default:
+		}
+		first.release()
+		if name := <-got; name != "starving" {
+			t.Fatalf("the reclaimed slot went to %q", name)
+		}
+		close(stop)
+		close(done)
+		slow.release()
+		other.release()
+	}
+}

@@ -692,7 +692,11 @@ func (s *stallStream) SendMsg(m any) error {
 		defer t.Stop()
 	}
 	s.slot.sending(true)
-	defer s.slot.sending(false)
+	n := 0
+	if d, ok := m.(*flight.FlightData); ok {
+		n = len(d.DataHeader) + len(d.DataBody) + len(d.AppMetadata)
+	}
+	defer s.slot.sendingBytes(false, n)
 	return s.FlightService_DoGetServer.SendMsg(m)
 }
 
