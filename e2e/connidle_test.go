@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,37 @@ func TestMaxConnsCap(t *testing.T) {
 	var err5 error
 	if !waitFor(30*time.Second, func() bool { err5 = listActions(); return err5 == nil }) {
 		t.Fatalf("a client after one of the held connections closed: %v", err5)
+	}
+}
+
+// TestRequestWait: a call opened without its request message (a DoGet without its ticket, an
+// action without its body) ends with DEADLINE_EXCEEDED after --request-wait instead of
+// waiting, and keeping its connection from --conn-idle-timeout, forever (trial 34 S5); the
+// connection then serves other calls.
+func TestRequestWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := sqliteServer(t, ctx, server.Config{RequestWait: 300 * time.Millisecond})
+	conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, method := range []string{"DoGet", "DoAction", "ListFlights"} {
+		st, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, "/arrow.flight.protocol.FlightService/"+method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.RecvMsg(new(flight.FlightData))
+		if s := status.Convert(err); s.Code() != codes.DeadlineExceeded || !strings.Contains(s.Message(), "request message did not arrive within 300ms") {
+			t.Fatalf("%s without its request: %v, want DEADLINE_EXCEEDED naming the wait", method, err)
+		}
+	}
+	actions, err := flight.NewFlightServiceClient(conn).ListActions(ctx, &flight.Empty{})
+	for err == nil {
+		_, err = actions.Recv()
+	}
+	if err != io.EOF {
+		t.Fatalf("a call on the same connection: %v", err)
 	}
 }

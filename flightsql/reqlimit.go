@@ -5,6 +5,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
@@ -156,4 +157,45 @@ func boundPut(s *boundedPutStream, first *flight.FlightData) error {
 		s.limit, s.tooLarge = MaxRequestBytes, errParamsTooLarge
 	}
 	return nil
+}
+
+// RequestWaitStreams returns the stream interceptor that bounds how long a call waits for
+// each of its request messages other than FlightData (a DoGet's ticket, an action, a
+// Handshake's payload: clients send them with the call): past wait, the call ends with
+// DEADLINE_EXCEEDED, so that a call opened without its request cannot keep its connection
+// busy, and so open past --conn-idle-timeout, forever (trial 34 S5: connections holding such
+// calls were never closed). DoPut's messages have their own bound (ServePut's idle). The
+// receive goes on in a goroutine of its own until the call ends, which ends it.
+func RequestWaitStreams(wait time.Duration) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return handler(srv, waitedStream{ServerStream: ss, wait: wait})
+	}
+}
+
+// waitedStream is a server stream whose RecvMsg of a request message other than FlightData
+// waits at most wait.
+type waitedStream struct {
+	grpc.ServerStream
+	wait time.Duration
+}
+
+// errRequestWait ends a call whose request message did not come in time.
+func errRequestWait(wait time.Duration) error {
+	return status.Errorf(codes.DeadlineExceeded, "the call's request message did not arrive within %s", wait)
+}
+
+func (s waitedStream) RecvMsg(m any) error {
+	if _, ok := m.(*flight.FlightData); ok || s.wait <= 0 {
+		return s.ServerStream.RecvMsg(m)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.ServerStream.RecvMsg(m) }()
+	t := time.NewTimer(s.wait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return errRequestWait(s.wait)
+	}
 }

@@ -182,6 +182,12 @@ type Config struct {
 	// DefaultContendedStallTimeout; negative: only StallTimeout applies; admission.go; trial
 	// 33 G1: one connection that never read held every slot until StallTimeout).
 	ContendedStallTimeout time.Duration
+	// RequestWait bounds how long a call waits for its request message (a DoGet's ticket,
+	// an action, a Handshake's payload; DoPut has PutIdleTimeout): past it the call ends with
+	// DEADLINE_EXCEEDED (flightsql.RequestWaitStreams; default DefaultRequestWait; negative:
+	// no bound; trial 34 S5: calls opened without their request kept their connections open
+	// past ConnIdleTimeout).
+	RequestWait time.Duration
 	// MaxConns bounds the client connections open at once: one accepted beyond them is closed
 	// at once, so that connections opened and held cannot take the file descriptors the
 	// stores need (default DefaultMaxConns(), from RLIMIT_NOFILE; negative: no bound; trial 33
@@ -240,6 +246,9 @@ const DefaultQueryTimeout = time.Hour
 
 // DefaultStallTimeout is Config.StallTimeout's default.
 const DefaultStallTimeout = 2 * time.Minute
+
+// DefaultRequestWait is Config.RequestWait's default.
+const DefaultRequestWait = 30 * time.Second
 
 // DefaultContendedStallTimeout is Config.ContendedStallTimeout's default.
 const DefaultContendedStallTimeout = 5 * time.Second
@@ -320,6 +329,7 @@ func (c *Config) withDefaults() {
 	c.StallTimeout = setting.Bound(c.StallTimeout, DefaultStallTimeout)
 	c.ContendedStallTimeout = setting.Bound(c.ContendedStallTimeout, DefaultContendedStallTimeout)
 	c.MaxConnStreams = setting.Bound(c.MaxConnStreams, DefaultMaxConnStreams)
+	c.RequestWait = setting.Bound(c.RequestWait, DefaultRequestWait)
 	if c.MaxConns == 0 {
 		c.MaxConns = DefaultMaxConns()
 	}
@@ -379,6 +389,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(MaxRecvBytes),
 		grpc.MaxHeaderListSize(1 << 20),
 	}, flightsql.ServerOptions()...)
+	opts = append(opts, grpc.ChainStreamInterceptor(flightsql.RequestWaitStreams(cfg.RequestWait)))
 	if cfg.MaxConnStreams > 0 {
 		opts = append(opts, grpc.MaxConcurrentStreams(uint32(cfg.MaxConnStreams)))
 	}
