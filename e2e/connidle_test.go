@@ -82,7 +82,7 @@ func TestIdleConnectionsClosed(t *testing.T) {
 func TestMaxConnsCap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv := sqliteServer(t, ctx, server.Config{MaxConns: 3})
+	srv := sqliteServer(t, ctx, server.Config{MaxConns: 3, MaxConnsPerIP: -1})
 	var held []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", srv.Addr())
@@ -92,23 +92,7 @@ func TestMaxConnsCap(t *testing.T) {
 		defer c.Close()
 		held = append(held, c)
 	}
-	listActions := func() error {
-		conn, err := grpc.NewClient(srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-		defer ccancel()
-		actions, err := flight.NewFlightServiceClient(conn).ListActions(cctx, &flight.Empty{})
-		for err == nil {
-			_, err = actions.Recv()
-		}
-		if err == io.EOF {
-			return nil
-		}
-		return err
-	}
+	listActions := func() error { return listActionsFrom(ctx, t, srv.Addr(), "") }
 	// The server accepts the three in turn; a client past them is closed at once.
 	var err4 error
 	if !waitFor(30*time.Second, func() bool { err4 = listActions(); return err4 != nil }) {
@@ -153,5 +137,59 @@ func TestRequestWait(t *testing.T) {
 	}
 	if err != io.EOF {
 		t.Fatalf("a call on the same connection: %v", err)
+	}
+}
+
+// listActionsFrom calls ListActions on a new connection to addr made from the local IP from
+// ("": any) and returns the call's error (nil when it was answered).
+func listActionsFrom(ctx context.Context, t *testing.T, addr, from string) error {
+	t.Helper()
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if from != "" {
+		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+			return d.DialContext(ctx, "tcp", a)
+		}))
+	}
+	conn, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+	defer ccancel()
+	actions, err := flight.NewFlightServiceClient(conn).ListActions(cctx, &flight.Empty{})
+	for err == nil {
+		_, err = actions.Recv()
+	}
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+// TestMaxConnsPerIP: with --max-conns-per-ip 2, two connections held open from 127.0.0.1
+// leave no room for a third from that address, while a client from 127.0.0.2 is answered
+// (trial 34 S4: one host's connections filled --max-conns and kept every new client out).
+func TestMaxConnsPerIP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := sqliteServer(t, ctx, server.Config{MaxConns: 100, MaxConnsPerIP: 2})
+	for range 2 {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	var err error
+	if !waitFor(30*time.Second, func() bool { err = listActionsFrom(ctx, t, srv.Addr(), "127.0.0.1"); return err != nil }) {
+		t.Fatal("a third connection from 127.0.0.1 was served beside two held with --max-conns-per-ip 2")
+	}
+	if status.Code(err) != codes.Unavailable {
+		t.Fatalf("a client past --max-conns-per-ip: %v, want UNAVAILABLE", err)
+	}
+	if err := listActionsFrom(ctx, t, srv.Addr(), "127.0.0.2"); err != nil {
+		t.Fatalf("a client from another address: %v", err)
 	}
 }

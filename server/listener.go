@@ -17,22 +17,25 @@ import (
 // blocked sending to a client that stopped reading (HTTP/2 flow control) only returns when its
 // connection goes; arrow-go's flight.Server exposes no hard stop, so the server closes the
 // connections itself. It also holds at most max connections open (Config.MaxConns; 0: no
-// bound): one accepted beyond them is closed at once, so that clients opening connections
-// cannot take the file descriptors the stores need (trial 33 G2). Safe for concurrent use.
+// bound), at most perIP of them from one IP address (Config.MaxConnsPerIP; 0: no bound): one
+// accepted beyond either is closed at once, so that clients opening connections cannot take
+// the file descriptors the stores need (trial 33 G2), nor one host every place (trial 34 S4).
+// Safe for concurrent use.
 type trackingListener struct {
 	net.Listener
-	max     int
-	log     *ratelog.Limiter
-	refused metric.Int64Counter
-	mu      sync.Mutex
-	conns   map[*trackedConn]struct{}
-	closed  bool // closeConns was called: later connections are closed at once
+	max, perIP int
+	log        *ratelog.Limiter
+	refused    metric.Int64Counter
+	mu         sync.Mutex
+	conns      map[*trackedConn]struct{}
+	byIP       map[string]int // open connections per remote IP
+	closed     bool           // closeConns was called: later connections are closed at once
 }
 
-// newTrackingListener tracks ln's connections, at most max open (0: no bound), logging
-// refusals to log (nil: none).
-func newTrackingListener(ln net.Listener, max int, log *ratelog.Limiter) *trackingListener {
-	l := &trackingListener{Listener: ln, max: max, log: log, conns: map[*trackedConn]struct{}{}}
+// newTrackingListener tracks ln's connections, at most max open (0: no bound) and perIP from
+// one IP (0: no bound), logging refusals to log (nil: none).
+func newTrackingListener(ln net.Listener, max, perIP int, log *ratelog.Limiter) *trackingListener {
+	l := &trackingListener{Listener: ln, max: max, perIP: perIP, log: log, conns: map[*trackedConn]struct{}{}, byIP: map[string]int{}}
 	l.refused, _ = otel.Meter("flightsrv").Int64Counter("flightsrv.connections.refused", metric.WithUnit("{connection}"),
 		metric.WithDescription("Client connections closed as they were accepted because --max-conns were open."))
 	_, _ = otel.Meter("flightsrv").Int64ObservableGauge("flightsrv.connections.open", metric.WithUnit("{connection}"),
@@ -57,18 +60,27 @@ func (l *trackingListener) Accept() (net.Conn, error) {
 			_ = c.Close()
 			return tc, nil // gRPC sees a connection that fails at once
 		}
-		if l.max > 0 && len(l.conns) >= l.max {
+		tc.ip = remoteIP(c)
+		flag, bound := "", 0
+		switch {
+		case l.max > 0 && len(l.conns) >= l.max:
+			flag, bound = "--max-conns", l.max
+		case l.perIP > 0 && l.byIP[tc.ip] >= l.perIP:
+			flag, bound = "--max-conns-per-ip", l.perIP
+		}
+		if flag != "" {
 			l.mu.Unlock()
 			_ = c.Close()
 			if l.refused != nil {
 				l.refused.Add(context.Background(), 1)
 			}
 			if l.log != nil {
-				l.log.Warn("closed a new client connection: --max-conns connections are open", "max_conns", l.max)
+				l.log.Warn("closed a new client connection: "+flag+" connections are open", "bound", bound)
 			}
 			continue
 		}
 		l.conns[tc] = struct{}{}
+		l.byIP[tc.ip]++
 		l.mu.Unlock()
 		return tc, nil
 	}
@@ -102,6 +114,7 @@ func (l *trackingListener) closeConns() {
 	l.mu.Lock()
 	conns := l.conns
 	l.conns = map[*trackedConn]struct{}{}
+	l.byIP = map[string]int{}
 	l.closed = true
 	l.mu.Unlock()
 	for c := range conns {
@@ -113,16 +126,31 @@ func (l *trackingListener) closeConns() {
 type trackedConn struct {
 	net.Conn
 	l    *trackingListener
+	ip   string // the remote IP address, as counted in l.byIP
 	once sync.Once
 }
 
 func (c *trackedConn) Close() error {
 	c.once.Do(func() {
 		c.l.mu.Lock()
-		delete(c.l.conns, c)
+		if _, ok := c.l.conns[c]; ok {
+			delete(c.l.conns, c)
+			if c.l.byIP[c.ip]--; c.l.byIP[c.ip] <= 0 {
+				delete(c.l.byIP, c.ip)
+			}
+		}
 		c.l.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// remoteIP is c's remote IP address without its port (the whole address when it has none).
+func remoteIP(c net.Conn) string {
+	addr := c.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // closeRemote closes the accepted connection whose remote address is remote (a stream's

@@ -193,6 +193,11 @@ type Config struct {
 	// stores need (default DefaultMaxConns(), from RLIMIT_NOFILE; negative: no bound; trial 33
 	// G2: 20,000 idle connections reached the limit and the archive's reads failed).
 	MaxConns int
+	// MaxConnsPerIP bounds the client connections open at once from one IP address (default
+	// a quarter of MaxConns, at least 1; negative: no bound), so that one host cannot take
+	// every place of MaxConns (trial 34 S4). Behind a proxy every client is the proxy's
+	// address: set it to MaxConns or off there.
+	MaxConnsPerIP int
 	// MaxConnStreams bounds the calls in flight on one client connection (HTTP/2
 	// SETTINGS_MAX_CONCURRENT_STREAMS; clients queue the calls beyond it; default
 	// DefaultMaxConnStreams; negative: gRPC's, unbounded).
@@ -334,6 +339,10 @@ func (c *Config) withDefaults() {
 		c.MaxConns = DefaultMaxConns()
 	}
 	c.MaxConns = max(c.MaxConns, 0)
+	if c.MaxConnsPerIP == 0 && c.MaxConns > 0 {
+		c.MaxConnsPerIP = max(1, c.MaxConns/4)
+	}
+	c.MaxConnsPerIP = max(c.MaxConnsPerIP, 0)
 	c.PutIdleTimeout = setting.Bound(c.PutIdleTimeout, DefaultPutIdleTimeout)
 	c.ConnIdleTimeout = setting.Bound(c.ConnIdleTimeout, DefaultConnIdleTimeout)
 	c.QueryConnectionWait = setting.Required(c.QueryConnectionWait, DefaultQueryConnectionWait)
@@ -418,7 +427,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		mem.restore()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	tl := newTrackingListener(ln, cfg.MaxConns, ratelog.New(cfg.Logger, 1, 5))
+	tl := newTrackingListener(ln, cfg.MaxConns, cfg.MaxConnsPerIP, ratelog.New(cfg.Logger, 1, 5))
 	srv.RegisterFlightService(service{FlightServer: arrowflightsql.NewFlightServerWithAllocator(fs, cfg.Alloc), sql: fs, mem: mem, auth: cfg.Auth, adm: adm,
 		queryTimeout: cfg.QueryTimeout, stallTimeout: cfg.StallTimeout, putIdle: cfg.PutIdleTimeout, ln: tl, log: cfg.Logger})
 	srv.RegisterService(&healthpb.Health_ServiceDesc, hr.hs)

@@ -47,6 +47,7 @@ type serveConfig struct {
 	contendedStall  time.Duration
 	maxConnStreams  int
 	maxConns        int
+	maxConnsPerIP   int
 	requestWait     time.Duration
 	putIdleTimeout  time.Duration
 	connIdleTimeout time.Duration
@@ -105,6 +106,7 @@ func (c *serveConfig) register(fs *flag.FlagSet, withStore bool) {
 	fs.DurationVar(&c.putIdleTimeout, "put-idle-timeout", server.DefaultPutIdleTimeout, "how long a write's stream (DoPut: ingest, update and parameter batches) may wait for the client's next message before the write is abandoned, storing nothing (DEADLINE_EXCEEDED; frees its locks; 0: the default; negative, e.g. -1s: no bound)")
 	fs.DurationVar(&c.contendedStall, "contended-stall-timeout", server.DefaultContendedStallTimeout, "how long one message of a result stream may wait for a client that stopped reading while that client (its user, else its connection) holds more than its share of the query slots and another waits for one, before its connection is closed (0: the default; negative, e.g. -1s: only --stall-timeout applies)")
 	fs.DurationVar(&c.requestWait, "request-wait", server.DefaultRequestWait, "how long a call may wait for its request message (a DoGet's ticket, an action) before it ends with DEADLINE_EXCEEDED (0: the default; negative, e.g. -1s: no bound)")
+	fs.IntVar(&c.maxConnsPerIP, "max-conns-per-ip", 0, "client connections open at once from one IP address (0: the default, a quarter of --max-conns; negative: unbounded; behind a proxy every client is its address)")
 	fs.IntVar(&c.maxConns, "max-conns", 0, "client connections open at once; one beyond is closed as it is accepted (0: the default, from the file descriptor limit less 1,024 for the stores, at most 10,000; negative: unbounded)")
 	fs.IntVar(&c.maxConnStreams, "max-conn-streams", server.DefaultMaxConnStreams, "calls in flight on one client connection (HTTP/2 MAX_CONCURRENT_STREAMS; clients queue the others; 0: the default; negative: unbounded)")
 	fs.DurationVar(&c.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "how long one message of a result stream may wait for a client that stopped reading before its connection is closed (frees the query's slot; 0: the default; negative, e.g. -1s: no bound)")
@@ -323,7 +325,7 @@ func startServer(ctx context.Context, cfg *serveConfig, st *openedStore) (*serve
 	srv, err := server.Start(ctx, server.Config{
 		Auth: authn, TLS: tlsCfg,
 		Listen: cfg.listen, Tables: cfg.tables, Hot: st.adapter(), Archive: reader,
-		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, ContendedStallTimeout: cfg.contendedStall, MaxConnStreams: cfg.maxConnStreams, MaxConns: cfg.maxConns, RequestWait: cfg.requestWait, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
+		Pushdown: cfg.pushdown, ShredCache: shreds, Fanout: cfg.fanout, MaxBuckets: cfg.maxBuckets, MaxPartitions: cfg.maxParts, Analytical: cfg.analytical, AnalyticalMaxPartitions: cfg.analyticalParts, QueryMemory: cfg.queryMemory, TotalQueryMemory: cfg.totalMemory, QueryMaxRows: cfg.queryMaxRows, QueryCPU: cfg.queryCPU, StallTimeout: cfg.stallTimeout, ContendedStallTimeout: cfg.contendedStall, MaxConnStreams: cfg.maxConnStreams, MaxConns: cfg.maxConns, MaxConnsPerIP: cfg.maxConnsPerIP, RequestWait: cfg.requestWait, PutIdleTimeout: cfg.putIdleTimeout, ConnIdleTimeout: cfg.connIdleTimeout, RouteCacheEntries: cfg.routeCache, DamageMemory: cfg.damageMemory,
 		Keyring: ring, TicketTTL: cfg.ticketTTL, MultiEndpoint: cfg.multiEndpoint, EndpointBuckets: cfg.endpointBkts, MaxEndpoints: cfg.maxEndpoints, Advertise: locations,
 		Peers: peers, PeerTLS: peerTLS, PollTTL: cfg.pollTTL, PollMemory: cfg.pollMemory,
 		QueryConnections: cfg.queryConns, QueryConnectionWait: cfg.queryConnWait,
