@@ -18,17 +18,16 @@ import (
 	"github.com/flightsrv/flightsrv/substrait"
 )
 
-// TestCompiledStatementsStayCurrent: a statement without parameters is compiled once and its
-// compiled form kept in the statement cache, yet every execution reads the stores as they are
-// then (rows appended between executions are counted and returned); statements with bound
-// parameters and statements over more than compiledMaxBuckets buckets are compiled per call.
-func TestCompiledStatementsStayCurrent(t *testing.T) {
+// dayMessages returns a messages table of day buckets over a new SQLite store (closed at the
+// test's end), its clock two days after the day it returns (2025-03-01, UTC).
+func dayMessages(t *testing.T) (*routing.DurableTable, time.Time) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +37,16 @@ func TestCompiledStatementsStayCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tbl, day
+}
+
+// TestCompiledStatementsStayCurrent: a statement without parameters is compiled once and its
+// compiled form kept in the statement cache, yet every execution reads the stores as they are
+// then (rows appended between executions are counted and returned); statements with bound
+// parameters and statements over more than compiledMaxBuckets buckets are compiled per call.
+func TestCompiledStatementsStayCurrent(t *testing.T) {
+	ctx := context.Background()
+	tbl, day := dayMessages(t)
 	k := 0
 	add := func(n int) {
 		t.Helper()
@@ -145,20 +154,7 @@ func TestCompiledStatementsStayCurrent(t *testing.T) {
 // whose binding reads the clock is bound per call.
 func TestBoundStatementsShared(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "hot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	def := routing.TableDef{Name: "messages", TableID: "m", PartitionColumn: "channel_id", Strategy: routing.CalendarDayUTC, WritableBuckets: 1000}
-	tbl, err := routing.NewDurableTable(def, st, nil, routing.Options{Clock: func() time.Time { return day.AddDate(0, 0, 2) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl, day := dayMessages(t)
 	k := 0
 	add := func(channel string, n int) {
 		t.Helper()
