@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +26,8 @@ type unreadConn struct {
 	fr   *http2.Framer
 	next uint32 // next stream id
 	done chan struct{}
-	// ended receives one value per stream the server ended (its trailers: a refusal here).
-	ended chan struct{}
+	// ended receives the grpc-status of each stream the server ended (its trailers).
+	ended chan string
 }
 
 // dialUnread connects to addr, sends the client preface with SETTINGS_INITIAL_WINDOW_SIZE 0
@@ -42,7 +43,8 @@ func dialUnread(t *testing.T, addr string) *unreadConn {
 	if _, err := c.Write([]byte(http2.ClientPreface)); err != nil {
 		t.Fatal(err)
 	}
-	u := &unreadConn{c: c, fr: http2.NewFramer(c, c), next: 1, done: make(chan struct{}), ended: make(chan struct{}, 1024)}
+	u := &unreadConn{c: c, fr: http2.NewFramer(c, c), next: 1, done: make(chan struct{}), ended: make(chan string, 1024)}
+	u.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	if err := u.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +61,9 @@ func dialUnread(t *testing.T, addr string) *unreadConn {
 				if !f.IsAck() {
 					acks <- struct{}{}
 				}
-			case *http2.HeadersFrame:
+			case *http2.MetaHeadersFrame:
 				if f.StreamEnded() {
-					u.ended <- struct{}{}
+					u.ended <- f.PseudoValue("status") + " grpc-status " + headerValue(f, "grpc-status")
 				}
 			case *http2.GoAwayFrame:
 				return
@@ -77,6 +79,26 @@ func dialUnread(t *testing.T, addr string) *unreadConn {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// headerValue is the value of f's field name ("" without one).
+func headerValue(f *http2.MetaHeadersFrame, name string) string {
+	for _, hf := range f.Fields {
+		if hf.Name == name {
+			return hf.Value
+		}
+	}
+	return ""
+}
+
+// grant lets the server send n more bytes on each of streams (and on the connection).
+func (u *unreadConn) grant(t *testing.T, n uint32, streams ...uint32) {
+	if err := u.fr.WriteWindowUpdate(0, n*uint32(len(streams))); err != nil {
+		return // the connection is gone: the caller sees done
+	}
+	for _, id := range streams {
+		_ = u.fr.WriteWindowUpdate(id, n)
+	}
 }
 
 // doGet opens a DoGet stream of ticket on u (one HEADERS and one DATA frame: the request
@@ -153,5 +175,68 @@ func TestOneClientCannotHoldEverySlot(t *testing.T) {
 	case <-hog.done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the hogging connection is still open")
+	}
+}
+
+// TestSteadyReaderKeepsItsSlots (trial 35): a client holding every slot that reads its streams
+// at a steady pace — slower than the server sends, so its sends wait on it, but far above the
+// 256 KiB/s floor (here 2.4 MB/s a stream, window updates every 20 ms) — is not reclaimed
+// while another client waits: its streams end with status OK, and the waiting client is
+// answered. (Results go as pre-encoded messages, which admission once counted as 0 bytes:
+// every reader slower than the server looked like one that stopped, and was cut.)
+func TestSteadyReaderKeepsItsSlots(t *testing.T) {
+	e := newEnv(t)
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, MaxQueries: 2, QueueWait: time.Hour, StallTimeout: time.Hour,
+		ContendedStallTimeout: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	cl := dial(t, srv)
+	info, err := cl.Execute(ctx, ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := dialUnread(t, srv.Addr())
+	reader.doGet(t, info.Endpoint[0].Ticket.Ticket) // stream 1
+	reader.doGet(t, info.Endpoint[0].Ticket.Ticket) // stream 3
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				reader.grant(t, 48<<10, 1, 3)
+			}
+		}
+	}()
+	waiting := make(chan error, 1)
+	go func() {
+		res, err := run(ctx, dial(t, srv), countSQL("BOS", ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z")))
+		if err == nil {
+			res.release()
+		}
+		waiting <- err
+	}()
+	for range 2 {
+		select {
+		case st := <-reader.ended:
+			if !strings.HasSuffix(st, "grpc-status 0") {
+				t.Fatalf("a steady reader's stream ended with %q", st)
+			}
+		case <-reader.done:
+			t.Fatal("the steady reader's connection was closed (reclaimed)")
+		case <-time.After(time.Minute):
+			t.Fatal("the steady reader's streams did not end")
+		}
+	}
+	if err := <-waiting; err != nil {
+		t.Fatalf("the waiting client: %v", err)
 	}
 }

@@ -70,6 +70,19 @@ func (c codec) Name() string { return c.proto.Name() }
 // encodedFlightData is one FlightData message in wire form.
 type encodedFlightData struct{ data mem.BufferSlice }
 
+// MessageBytes returns the size in bytes of a DoGet stream's message m as the server sends it
+// (a FlightData's header, body and metadata, or ServeDoGet's pre-encoded messages), 0 for any
+// other message. Read it before SendMsg: the codec takes an encoded message's bytes.
+func MessageBytes(m any) int {
+	switch d := m.(type) {
+	case *flight.FlightData:
+		return len(d.DataHeader) + len(d.DataBody) + len(d.AppMetadata)
+	case *encodedFlightData:
+		return d.data.Len()
+	}
+	return 0
+}
+
 // ServeDoGet answers DoGet: statement and prepared-statement tickets are executed and their
 // results streamed without copies (the gRPC server must use ServerOptions), with the IPC
 // compression sealed into the ticket; every other ticket (the metadata commands) goes to next,
