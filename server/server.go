@@ -175,12 +175,13 @@ type Config struct {
 	// admission slot, buckets and connections; past StallTimeout its connection is closed,
 	// which ends the stream (default DefaultStallTimeout; negative: no bound).
 	StallTimeout time.Duration
-	// ContendedStallTimeout is how long one message of a DoGet stream may wait to be sent
-	// while its client (its authenticated user, else its connection) holds more than its
-	// share of the MaxQueries slots and another client waits for one: past it the stream's
-	// connection is closed, which frees its slots for the others (default
-	// DefaultContendedStallTimeout; negative: only StallTimeout applies; admission.go; trial
-	// 33 G1: one connection that never read held every slot until StallTimeout).
+	// ContendedStallTimeout is how long a DoGet stream's client may go without reading it
+	// (its sends waiting 90% of the time, under 256 KiB/s: admission.go's slowLocked) while
+	// that client (its authenticated user, else its connection) holds more than its share of
+	// the MaxQueries slots and another client waits for one, or while a waiting client runs
+	// nothing: past it the stream's connection is closed, which frees its slots for the others
+	// (default DefaultContendedStallTimeout; negative: only StallTimeout applies; trial 33 G1:
+	// one connection that never read held every slot until StallTimeout).
 	ContendedStallTimeout time.Duration
 	// RequestWait bounds how long a call waits for its request message (a DoGet's ticket,
 	// an action, a Handshake's payload; DoPut has PutIdleTimeout): past it the call ends with
