@@ -185,7 +185,11 @@ func errRequestWait(wait time.Duration) error {
 }
 
 func (s waitedStream) RecvMsg(m any) error {
-	if _, ok := m.(*flight.FlightData); ok || s.wait <= 0 {
+	msg := m
+	if b, ok := m.(*boundedRequest); ok {
+		msg = b.msg // a DoPut's bounded FlightData (boundedPutStream)
+	}
+	if _, ok := msg.(*flight.FlightData); ok || s.wait <= 0 {
 		return s.ServerStream.RecvMsg(m)
 	}
 	done := make(chan error, 1)

@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
@@ -29,4 +30,32 @@ func TestBoundedStreamCallsCardinalityARefusal(t *testing.T) {
 	if err := (boundedStream{recvStream{err: other}}).RecvMsg(new(flight.Ticket)); err != other {
 		t.Errorf("another error: %v, want it unchanged", err)
 	}
+}
+
+// TestRequestWaitLeavesFlightDataAlone: the request wait bounds request messages, not a
+// DoPut's FlightData, bounded (a prepared statement's parameters) or not, which
+// --put-idle-timeout bounds.
+func TestRequestWaitLeavesFlightDataAlone(t *testing.T) {
+	slow := &slowRecvStream{delay: 50 * time.Millisecond}
+	w := waitedStream{ServerStream: slow, wait: 10 * time.Millisecond}
+	if err := w.RecvMsg(new(flight.FlightData)); err != nil {
+		t.Fatalf("FlightData: %v", err)
+	}
+	if err := w.RecvMsg(&boundedRequest{msg: new(flight.FlightData)}); err != nil {
+		t.Fatalf("bounded FlightData: %v", err)
+	}
+	if err := w.RecvMsg(new(flight.Ticket)); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("a ticket past the wait: %v, want DEADLINE_EXCEEDED", err)
+	}
+}
+
+// slowRecvStream is a server stream whose RecvMsg returns after delay.
+type slowRecvStream struct {
+	grpc.ServerStream
+	delay time.Duration
+}
+
+func (s *slowRecvStream) RecvMsg(any) error {
+	time.Sleep(s.delay)
+	return nil
 }
