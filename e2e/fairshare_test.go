@@ -128,6 +128,28 @@ func (u *unreadConn) doGet(t *testing.T, ticket []byte) {
 	}
 }
 
+// contendedServer starts a server over a new env with two query slots, queued places (0: the
+// default), waits of an hour but contendedStall (--contended-stall-timeout), and returns the
+// env, the server and a ticket of ordScan (far more than a flow-control window).
+func contendedServer(t *testing.T, queued int, contendedStall time.Duration) (*env, *server.Server, []byte) {
+	t.Helper()
+	e := newEnv(t)
+	srv, err := server.Start(context.Background(), server.Config{
+		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
+		Pushdown: true, MaxQueries: 2, MaxQueued: queued, QueueWait: time.Hour, StallTimeout: time.Hour,
+		ContendedStallTimeout: contendedStall,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	info, err := dial(t, srv).Execute(context.Background(), ordScan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, srv, info.Endpoint[0].Ticket.Ticket
+}
+
 // TestOneClientCannotHoldEverySlot (trial 33 G1): one connection that opens many result
 // streams and never reads them holds every query slot and fills the queue; another client's
 // query then takes the place of one of its waiters, and once the stalled streams have waited
@@ -135,25 +157,11 @@ func (u *unreadConn) doGet(t *testing.T, ticket []byte) {
 // waiting client, which gets its right answer — long before --stall-timeout (an hour here).
 // Before, the other client was refused UNAVAILABLE ("too many queries") until --stall-timeout.
 func TestOneClientCannotHoldEverySlot(t *testing.T) {
-	e := newEnv(t)
-	srv, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
-		Pushdown: true, MaxQueries: 2, MaxQueued: 4, QueueWait: time.Hour, StallTimeout: time.Hour,
-		ContendedStallTimeout: 300 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	e, srv, ticket := contendedServer(t, 4, 300*time.Millisecond)
 	ctx := context.Background()
-	cl := dial(t, srv)
-	info, err := cl.Execute(ctx, ordScan)
-	if err != nil {
-		t.Fatal(err)
-	}
 	hog := dialUnread(t, srv.Addr())
 	for range 20 { // 2 run, 4 wait, the others are refused
-		hog.doGet(t, info.Endpoint[0].Ticket.Ticket)
+		hog.doGet(t, ticket)
 	}
 	for range 14 { // the admission is full once the others are refused
 		select {
@@ -163,7 +171,7 @@ func TestOneClientCannotHoldEverySlot(t *testing.T) {
 		}
 	}
 	from, to := ts("2001-02-01T00:00:00Z"), ts("2001-03-01T00:00:00Z")
-	res, err := run(ctx, cl, countSQL("BOS", from, to))
+	res, err := run(ctx, dial(t, srv), countSQL("BOS", from, to))
 	if err != nil {
 		t.Fatalf("a query beside a client that holds every slot and never reads: %v", err)
 	}
@@ -185,25 +193,11 @@ func TestOneClientCannotHoldEverySlot(t *testing.T) {
 // answered. (Results go as pre-encoded messages, which admission once counted as 0 bytes:
 // every reader slower than the server looked like one that stopped, and was cut.)
 func TestSteadyReaderKeepsItsSlots(t *testing.T) {
-	e := newEnv(t)
-	srv, err := server.Start(context.Background(), server.Config{
-		Listen: "127.0.0.1:0", Tables: []routing.TableDef{flightsTable}, Hot: e.store, Archive: e.reader,
-		Pushdown: true, MaxQueries: 2, QueueWait: time.Hour, StallTimeout: time.Hour,
-		ContendedStallTimeout: 100 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	_, srv, ticket := contendedServer(t, 0, 100*time.Millisecond)
 	ctx := context.Background()
-	cl := dial(t, srv)
-	info, err := cl.Execute(ctx, ordScan)
-	if err != nil {
-		t.Fatal(err)
-	}
 	reader := dialUnread(t, srv.Addr())
-	reader.doGet(t, info.Endpoint[0].Ticket.Ticket) // stream 1
-	reader.doGet(t, info.Endpoint[0].Ticket.Ticket) // stream 3
+	reader.doGet(t, ticket) // stream 1
+	reader.doGet(t, ticket) // stream 3
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
