@@ -147,7 +147,7 @@ func widenDecimals(declared, computed *arrow.Schema) *arrow.Schema {
 	var fields []arrow.Field
 	for i := range declared.NumFields() {
 		d, c := declared.Field(i), computed.Field(i)
-		if arrow.TypeEqual(d.Type, c.Type) || !scan.SameDecimalScale(c.Type, d.Type) {
+		if arrow.TypeEqual(d.Type, c.Type) || !ops.SameDecimalScale(c.Type, d.Type) {
 			continue
 		}
 		if fields == nil {

@@ -410,15 +410,6 @@ func (r *conformReader) Next() bool {
 	return true
 }
 
-// SameDecimalScale reports whether computed and declared are decimal128 types of one scale:
-// a client plan may declare a sum of decimal<10,2> as decimal<20,2> (DataFusion's) or
-// decimal<38,2> (Substrait's) while the executor's is decimal<38,2>.
-func SameDecimalScale(computed, declared arrow.DataType) bool {
-	c, ok1 := computed.(*arrow.Decimal128Type)
-	d, ok2 := declared.(*arrow.Decimal128Type)
-	return ok1 && ok2 && c.Scale == d.Scale
-}
-
 // BothDecimal reports whether computed and declared are decimal128 types, whose values
 // Conform rescales and checks against the declared type (a client plan may declare a
 // quotient decimal<14,6> where the executor computes decimal<30,22>).

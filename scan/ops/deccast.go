@@ -143,6 +143,15 @@ func decimalOverflow(to *arrow.Decimal128Type) error {
 	return &DataError{Code: sqlstateOutOfRange, Msg: fmt.Sprintf("numeric field overflow: a field with precision %d, scale %d must round to an absolute value less than 10^%d", to.Precision, to.Scale, to.Precision-to.Scale)}
 }
 
+// SameDecimalScale reports whether computed and declared are decimal128 types of one scale:
+// a client plan may declare a sum of decimal<10,2> as decimal<20,2> (DataFusion's) or
+// decimal<38,2> (Substrait's) while the executor's is decimal<38,2>.
+func SameDecimalScale(computed, declared arrow.DataType) bool {
+	c, ok1 := computed.(*arrow.Decimal128Type)
+	d, ok2 := declared.(*arrow.Decimal128Type)
+	return ok1 && ok2 && c.Scale == d.Scale
+}
+
 // FitDecimal returns a (a decimal128 array) typed to: its values rescaled to to's scale,
 // rounding half away from zero (a new array), or of to's scale already (sharing a's buffers),
 // after checking that every value fits to's precision: one that does not is PostgreSQL's

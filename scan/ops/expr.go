@@ -726,12 +726,10 @@ func (c *compiler) column(ref *expr.FieldReference, i int) (node, error) {
 		// A decimal of the scale: a client's plan may type a sum of decimal<P,S> with its own
 		// precision where the executor's is decimal<38,S> (results are checked against the
 		// precision they are declared with: scan.Conform).
-		gd, gok := got.(*arrow.Decimal128Type)
-		wd, wok := want.(*arrow.Decimal128Type)
 		ok := arrow.TypeEqual(got, want) ||
 			(want.ID() == arrow.STRING && got.ID() == arrow.LARGE_STRING) ||
 			(want.ID() == arrow.BINARY && got.ID() == arrow.LARGE_BINARY) ||
-			(gok && wok && gd.Scale == wd.Scale)
+			SameDecimalScale(got, want)
 		if !ok {
 			return nil, fmt.Errorf("ops: compile: field %d is %s in the input, %s in the expression", i, got, want)
 		}
